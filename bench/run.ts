@@ -1,0 +1,56 @@
+/**
+ * `npm run bench`: each scenario is measured through serverless-offline (the gateway emulation,
+ * as clients see it) and against a bare baseline in the same run, and reported as a ratio.
+ * Numbers depend on the machine; the ratios are what to compare between runs.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startPlatform } from '#lib/local/platform.js';
+import { call } from '../test/support/lambda.js';
+import { measure, table, type Result } from './measure.js';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-'));
+const platform = await startPlatform({ dataDir, output: 'ignore', env: { LOG_LEVEL: 'warn', RATE_LIMIT: '100000000' } });
+const rows: Result[] = [];
+const ratios: string[] = [];
+
+try {
+  // The in-process handler talks to the same backends as the functions under serverless-offline.
+  Object.assign(process.env, platform.env, { LOG_LEVEL: 'warn' });
+  const { handler: usersMe } = await import('#functions/account/users-me.js');
+  const auth = { authorization: `Bearer ${platform.apiKey}` };
+
+  const offline = await measure(
+    'GET /v2/users/me, through serverless-offline',
+    async () => {
+      const res = await fetch(`${platform.baseUrl}/v2/users/me`, { headers: auth });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`offline: ${res.status}`);
+    },
+    { requests: REQUESTS, concurrency: CONCURRENCY },
+  );
+  const inProcess = await measure(
+    'GET /v2/users/me, handler in-process',
+    async () => {
+      const res = await call(usersMe, { path: '/v2/users/me', headers: auth });
+      if (res.status !== 200) throw new Error(`in-process: ${res.status}`);
+    },
+    { requests: REQUESTS, concurrency: CONCURRENCY },
+  );
+  rows.push(inProcess, offline);
+  ratios.push(
+    `users/me: serverless-offline reaches ${((offline.rps / inProcess.rps) * 100).toFixed(1)}% of the in-process throughput ` +
+      `(p99 ${(offline.p99 / inProcess.p99).toFixed(2)}x)`,
+  );
+
+  console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n`);
+  console.log(table(rows));
+  console.log('\n' + ratios.join('\n'));
+} finally {
+  await platform.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

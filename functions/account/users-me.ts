@@ -1,0 +1,27 @@
+/** GET /v2/users/me: the account the API key belongs to. */
+import { Users, type UserRecord } from '#lib/auth/users.js';
+import { config } from '#lib/config.js';
+import { fileApiRoute } from '#lib/http/file-api.js';
+import { json } from '#lib/http/types.js';
+import { stateStore } from '#lib/platform/clients.js';
+import { toIsoSeconds } from '#lib/time.js';
+
+let users: Users | undefined;
+
+export function userView(user: UserRecord, baseUrl: string) {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    created_at: toIsoSeconds(user.createdAt),
+    credits: user.credits,
+    links: { self: `${baseUrl}/v2/users/${user.id}` },
+  };
+}
+
+export const handler = fileApiRoute({ scope: 'user.read', body: 'none' }, async (req) => {
+  const c = config();
+  users ??= new Users(stateStore(), { username: c.ACCOUNT_USERNAME, email: c.ACCOUNT_EMAIL, credits: c.ACCOUNT_CREDITS });
+  const user = await users.get(req.principal.userId);
+  return json(200, { data: userView(user, req.baseUrl) });
+});

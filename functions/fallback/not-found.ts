@@ -1,0 +1,49 @@
+/**
+ * The catch-all route (`ANY /{proxy+}`): answers requests no other route takes with 404 (unknown
+ * path) or 405 (known path, other method), in the format of the API family the path belongs to.
+ */
+import { ApiError } from '#lib/errors.js';
+import { renderFileApiError, renderGoogleError } from '#lib/http/dialects.js';
+import { route } from '#lib/http/route.js';
+import type { HttpResponse } from '#lib/http/types.js';
+import { ROUTES } from './routes.js';
+
+const isGooglePath = (path: string) => path.startsWith('/v1/') || path.startsWith('/v2beta/');
+
+function renderGraphqlError(err: ApiError): HttpResponse {
+  return { status: err.status ?? 405, headers: err.headers, body: { errors: [{ message: err.message }] } };
+}
+
+/** Route paths may hold `{name}` parameters; `{name+}` matches the rest of the path. */
+function matches(pattern: string, path: string): boolean {
+  const re = pattern
+    .split('/')
+    .map((seg) => (/^\{.+\+\}$/.test(seg) ? '.+' : /^\{.+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${re}$`).test(path);
+}
+
+export function unmatched(method: string, path: string): ApiError {
+  const allowed = ROUTES.filter(([, p]) => matches(p, path)).map(([m]) => m);
+  if (allowed.length === 0) {
+    return new ApiError('NOT_FOUND', isGooglePath(path) ? `The requested URL ${path} was not found on this server.` : `No route for ${method} ${path}.`);
+  }
+  return new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+    headers: { allow: allowed.join(', ') },
+  });
+}
+
+const reject = async (req: { method: string; path: string }): Promise<HttpResponse> => {
+  throw unmatched(req.method, req.path);
+};
+const byDialect = {
+  google: route({ render: renderGoogleError, body: 'none' }, reject),
+  graphql: route({ render: renderGraphqlError, body: 'none' }, reject),
+  file: route({ render: renderFileApiError, body: 'none' }, reject),
+};
+
+export const handler: ReturnType<typeof route> = (event, context) => {
+  const path = event.rawPath ?? '/';
+  const dialect = isGooglePath(path) ? 'google' : path === '/graphql' ? 'graphql' : 'file';
+  return byDialect[dialect](event, context);
+};

@@ -1,0 +1,43 @@
+/**
+ * The files port: task files in object storage, moved as streams. Keys are derived from task ids
+ * (`tasks/<taskId>/<filename>`), so a retried step overwrites its own outputs instead of adding more.
+ */
+import type { Readable } from 'node:stream';
+
+export interface StoredFile {
+  key: string;
+  size: number;
+  contentType?: string;
+}
+
+export interface PutOptions {
+  contentType?: string;
+  contentDisposition?: string;
+  /** Known length lets the adapter use a single request; unknown length streams in parts. */
+  size?: number;
+}
+
+export interface UploadForm {
+  url: string;
+  fields: Record<string, string>;
+}
+
+export interface FileStore {
+  put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<StoredFile>;
+  get(key: string): Promise<{ body: Readable; size: number; contentType?: string }>;
+  head(key: string): Promise<StoredFile | undefined>;
+  list(prefix: string): Promise<StoredFile[]>;
+  /** Deletes every object under the prefix; returns how many. */
+  deletePrefix(prefix: string): Promise<number>;
+  /** A time-limited GET URL, optionally with a download file name. */
+  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean }): Promise<string>;
+  /** A signed browser form that uploads one file to `key` directly. */
+  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number }): Promise<UploadForm>;
+}
+
+export class FileNotFoundError extends Error {
+  override readonly name = 'FileNotFoundError';
+  constructor(readonly key: string) {
+    super(`no file at ${key}`);
+  }
+}

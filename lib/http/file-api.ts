@@ -1,0 +1,41 @@
+/** Routes of the file-processing API (CloudConvert v2 dialect): API-key auth with scopes and rate limits. */
+import { ApiKeys } from '../auth/keys.js';
+import { RateLimiter } from '../auth/rate-limit.js';
+import type { Scope } from '../auth/scopes.js';
+import { config } from '../config.js';
+import { stateStore } from '../platform/clients.js';
+import { renderFileApiError } from './dialects.js';
+import { apiKeyAuth } from './middleware/api-key.js';
+import { route, type RequestOf, type RouteOptions, type RouteSchemas } from './route.js';
+import type { HttpResponse, Principal } from './types.js';
+
+let keys: ApiKeys | undefined;
+let limiter: RateLimiter | undefined;
+export const apiKeys = () => (keys ??= new ApiKeys(stateStore()));
+export const rateLimiter = () =>
+  (limiter ??= new RateLimiter(stateStore(), config().RATE_LIMIT, config().RATE_LIMIT_WINDOW_SECONDS));
+
+export interface FileApiRouteOptions<S extends RouteSchemas> extends Omit<RouteOptions<S>, 'render' | 'guards'> {
+  scope: Scope;
+  /** Job and task creation count against the key's rate limit. */
+  rateLimited?: boolean;
+}
+
+/** A file API core: the request always carries the authenticated principal. */
+export type FileApiCore<S extends RouteSchemas> = (req: RequestOf<S> & { principal: Principal }) => Promise<HttpResponse>;
+
+export function fileApiRoute<S extends RouteSchemas>(opts: FileApiRouteOptions<S>, core: FileApiCore<S>) {
+  return route(
+    {
+      ...opts,
+      render: renderFileApiError,
+      guards: [apiKeyAuth({ keys: apiKeys, limiter: rateLimiter, scope: opts.scope, counts: opts.rateLimited ?? false })],
+    },
+    (req) => {
+      const { principal } = req;
+      // The authentication guard sets it or fails the request; this only narrows the type.
+      if (!principal) throw new Error('fileApiRoute core reached without a principal');
+      return core({ ...req, principal });
+    },
+  );
+}

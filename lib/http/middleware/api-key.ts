@@ -1,0 +1,53 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { ApiKeys } from '../../auth/keys.js';
+import { keyIdOf } from '../../auth/keys.js';
+import { rateHeaders, type RateLimiter } from '../../auth/rate-limit.js';
+import type { Scope } from '../../auth/scopes.js';
+import { ApiError } from '../../errors.js';
+import type { RouteContext, RouteRequest } from './context.js';
+
+export interface ApiKeyAuthOptions {
+  keys: () => ApiKeys;
+  limiter: () => RateLimiter;
+  /** The scope the route needs. */
+  scope: Scope;
+  /** Whether this route counts against the rate limit (job and task creation). */
+  counts: boolean;
+}
+
+export function bearerToken(headers: Record<string, string>): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
+  return match?.[1];
+}
+
+/**
+ * `Authorization: Bearer <key>`: an unknown, revoked or missing key is 401, a key without the
+ * route's scope is 403. Authenticated responses carry the key's rate-limit headers; routes that
+ * count are refused with 429 and `Retry-After` once the window's allowance is spent.
+ */
+export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Error, RouteContext> {
+  return {
+    async before(request: RouteRequest) {
+      const http = request.context.http;
+      const token = bearerToken(http.headers);
+      if (!token) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
+      const keyId = keyIdOf(token);
+      const limiter = opts.limiter();
+      // The key lookup and the rate counter are independent reads: run them together.
+      const [record, rate] = await Promise.all([
+        opts.keys().verify(token),
+        opts.counts ? limiter.consume(keyId) : limiter.peek(keyId),
+      ]);
+      if (!record) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
+      Object.assign(request.context.responseHeaders, rateHeaders(rate));
+      if (!record.scopes.includes(opts.scope)) {
+        throw new ApiError('PERMISSION_DENIED', `This API key lacks the scope ${opts.scope}.`);
+      }
+      if (!rate.allowed) {
+        throw new ApiError('RESOURCE_EXHAUSTED', 'Too many requests. Try again later.');
+      }
+      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes };
+      http.log = http.log.child({ keyId: record.keyId });
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { Logger } from '../log.js';
+
+/** What a route's core sees: the request, parsed and validated, independent of the gateway. */
+export interface HttpRequest<Body = unknown, Query = Record<string, string>, Params = Record<string, string>> {
+  method: string;
+  /** The raw path, without the query string. */
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  params: Params;
+  query: Query;
+  /** Every query parameter in order, repeated keys included. */
+  searchParams: URLSearchParams;
+  body: Body;
+  /** The unparsed body (base64-decoded), for routes that read non-JSON bodies. */
+  rawBody: Buffer | undefined;
+  requestId: string;
+  /** `scheme://host` the client used, for absolute links. */
+  baseUrl: string;
+  log: Logger;
+  /** Set by the authentication middleware. */
+  principal?: Principal;
+}
+
+export interface Principal {
+  userId: number;
+  keyId: string;
+  scopes: string[];
+}
+
+export interface HttpResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** Serialized as JSON unless it is a string or Buffer. */
+  body?: unknown;
+}
+
+export const json = (status: number, body: unknown, headers?: Record<string, string>): HttpResponse => ({
+  status,
+  body,
+  headers,
+});
+
+export const noContent = (): HttpResponse => ({ status: 204 });

@@ -1,0 +1,274 @@
+/**
+ * The whole platform on one machine, in one process tree, with no Docker and no Java:
+ * dynalite (DynamoDB API, LevelDB files), s3rver (S3 API, plain files), the embedded SQS-protocol
+ * server, serverless-offline running the service's functions, and a dispatcher that delivers queue
+ * messages to the consumer functions the way Lambda's event-source mappings do.
+ * `npm start` and the e2e tests both start it through `startPlatform`.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { CreateBucketCommand, BucketAlreadyOwnedByYou, PutBucketCorsCommand } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import { ApiKeys } from '../auth/keys.js';
+import { SCOPES } from '../auth/scopes.js';
+import { createS3Client } from '../files/s3.js';
+import { DynamoStateStore } from '../state/dynamodb.js';
+import { ensureStateTable } from '../state/table.js';
+import { lambdaInvoker, startDispatcher } from './dispatcher.js';
+import { readServiceDefinition, type QueueDefinition } from './service-definition.js';
+import { startSqsServer } from './sqs-server.js';
+
+export interface PlatformOptions {
+  /** Project root holding serverless.yml. */
+  root?: string;
+  /** Where the backends keep their data; survives restarts. */
+  dataDir: string;
+  stage?: string;
+  /** 0 picks a free port. */
+  httpPort?: number;
+  lambdaPort?: number;
+  dynamoPort?: number;
+  s3Port?: number;
+  sqsPort?: number;
+  /** The development API key; a random one is made (and kept in the data folder) when absent. */
+  apiKey?: string;
+  /** Extra environment for the functions (e.g. RATE_LIMIT). */
+  env?: Record<string, string>;
+  /** Override queue visibility timeouts (seconds), for fast local retries in tests. */
+  visibilityTimeout?: number;
+  /** serverless-esbuild's work folder, relative to root; a private one is made (and removed) when absent. */
+  buildDir?: string;
+  /** Where serverless-offline's output goes. */
+  output?: 'inherit' | 'ignore';
+  log?: (line: string) => void;
+}
+
+export interface Platform {
+  baseUrl: string;
+  apiKey: string;
+  endpoints: { dynamodb: string; s3: string; sqs: string; lambda: string };
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Local credentials: s3rver only accepts its own; dynalite and the SQS server accept any. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const REGION = 'us-east-1';
+
+async function freePort(preferred = 0): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(preferred, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const listen = (server: Server, port: number) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+
+async function devKey(dataDir: string, given?: string): Promise<string> {
+  if (given) return given;
+  const file = path.join(dataDir, 'dev-api-key');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`serverless-offline exited with code ${child.exitCode}`);
+    try {
+      await fetch(url, { signal: AbortSignal.timeout(2000) });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`serverless-offline did not answer on ${url} within ${timeoutMs / 1000} s`);
+}
+
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const root = path.resolve(opts.root ?? '.');
+  const stage = opts.stage ?? 'local';
+  const log = opts.log ?? (() => {});
+  const definition = readServiceDefinition(path.join(root, 'serverless.yml'));
+  const stoppers: Array<() => Promise<unknown>> = [];
+  const stop = async () => {
+    for (const s of stoppers.reverse()) await s().catch(() => {});
+  };
+
+  try {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const client = { region: REGION, credentials: LOCAL_CREDENTIALS };
+
+    // State: dynalite on LevelDB under the data folder.
+    const dyn = dynalite({ path: path.join(opts.dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    const dynamoPort = await listen(dyn, opts.dynamoPort ?? 0);
+    stoppers.push(() => new Promise((r) => dyn.close(r)));
+    const dynamodb = `http://127.0.0.1:${dynamoPort}`;
+
+    // Files: s3rver on the file system.
+    const s3Port = await freePort(opts.s3Port ?? 0);
+    const s3rver = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: path.join(opts.dataDir, 's3') });
+    await s3rver.run();
+    stoppers.push(() => s3rver.close());
+    const s3 = `http://127.0.0.1:${s3Port}`;
+
+    // Queues: the embedded SQS-protocol server, persisted to one file.
+    const sqsServer = await startSqsServer({ port: opts.sqsPort ?? 0, persistFile: path.join(opts.dataDir, 'sqs.json'), region: REGION });
+    stoppers.push(() => sqsServer.close());
+    const sqs = sqsServer.url;
+
+    const table = `${definition.service}-${stage}-state`;
+    const bucket = `${definition.service}-${stage}-files`;
+    const dynamoClient = new DynamoDBClient({ ...client, endpoint: dynamodb });
+    await ensureStateTable(dynamoClient, table);
+    const s3Client = createS3Client({ region: REGION, endpoint: s3, credentials: LOCAL_CREDENTIALS });
+    try {
+      await s3Client.send(new CreateBucketCommand({ Bucket: bucket }));
+    } catch (err) {
+      if (!(err instanceof BucketAlreadyOwnedByYou) && (err as Error).name !== 'BucketAlreadyExists') throw err;
+    }
+    await s3Client.send(
+      new PutBucketCorsCommand({
+        Bucket: bucket,
+        CORSConfiguration: {
+          CORSRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET', 'HEAD', 'POST', 'PUT'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'] }],
+        },
+      }),
+    );
+    const sqsClient = new SQSClient({ ...client, endpoint: sqs });
+    const queueArns = new Map<string, string>();
+    const createQueue = async (q: QueueDefinition): Promise<void> => {
+      if (queueArns.has(q.logicalId)) return;
+      const attributes: Record<string, string> = { VisibilityTimeout: String(opts.visibilityTimeout ?? q.visibilityTimeout) };
+      if (q.redrive) {
+        const dlq = definition.queues.find((d) => d.logicalId === q.redrive!.deadLetterLogicalId);
+        if (!dlq) throw new Error(`${q.logicalId}: dead-letter queue ${q.redrive.deadLetterLogicalId} is not declared`);
+        await createQueue(dlq);
+        attributes.RedrivePolicy = JSON.stringify({
+          deadLetterTargetArn: queueArns.get(dlq.logicalId),
+          maxReceiveCount: q.redrive.maxReceiveCount,
+        });
+      }
+      // Created bare, then configured: a persisted queue from an earlier run may carry other settings,
+      // and CreateQueue with different attributes fails (QueueNameExists) as in SQS.
+      const { QueueUrl } = await sqsClient.send(new CreateQueueCommand({ QueueName: q.localName }));
+      await sqsClient.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: attributes }));
+      const attrs = await sqsClient.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+      queueArns.set(q.logicalId, attrs.Attributes?.QueueArn ?? '');
+    };
+    for (const q of definition.queues) await createQueue(q);
+
+    // The development API key, with every scope; kept across restarts.
+    const store = new DynamoStateStore(dynamoClient, table);
+    const keys = new ApiKeys(store);
+    let apiKey = await devKey(opts.dataDir, opts.apiKey);
+    if (!apiKey || !(await keys.verify(apiKey))) {
+      apiKey = (await keys.create({ scopes: [...SCOPES], name: 'development', secret: apiKey || undefined })).key;
+    }
+    await writeFile(path.join(opts.dataDir, 'dev-api-key'), apiKey + '\n', { mode: 0o600 });
+
+    // The service under serverless-offline.
+    const httpPort = await freePort(opts.httpPort ?? 0);
+    const lambdaPort = await freePort(opts.lambdaPort ?? 0);
+    const env: Record<string, string> = {
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_REGION: REGION,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
+      AWS_ENDPOINT_URL_S3: s3,
+      AWS_ENDPOINT_URL_SQS: sqs,
+      STATE_TABLE: table,
+      FILES_BUCKET: bucket,
+      ...Object.fromEntries(definition.queues.filter((q) => q.envVar).map((q) => [q.envVar!, q.localName])),
+      ...opts.env,
+    };
+    const buildDir = opts.buildDir ?? path.join('.esbuild', `platform-${httpPort}`);
+    if (!opts.buildDir) stoppers.push(() => rm(path.join(root, buildDir), { recursive: true, force: true }));
+    env.ESBUILD_WORK_FOLDER = buildDir;
+    const require = createRequire(import.meta.url);
+    const serverlessBin = require.resolve('serverless/bin/serverless.js', { paths: [root] });
+    const child = spawn(
+      process.execPath,
+      [serverlessBin, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          ...env,
+          SLS_TELEMETRY_DISABLED: '1',
+          SLS_NOTIFICATIONS_MODE: 'off',
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+        stdio: ['ignore', opts.output ?? 'inherit', opts.output ?? 'inherit'],
+        detached: true,
+      },
+    );
+    stoppers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || !child.pid) return resolve();
+          child.once('exit', () => resolve());
+          try {
+            process.kill(-child.pid, 'SIGTERM');
+          } catch {
+            resolve();
+          }
+          setTimeout(() => {
+            try {
+              process.kill(-child.pid!, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+          }, 5000).unref();
+        }),
+    );
+    const baseUrl = `http://localhost:${httpPort}`;
+    await waitForHttp(`${baseUrl}/v2/users/me`, child, 120_000);
+
+    // Queue → function delivery, as Lambda's event-source mappings do it.
+    const lambda = `http://127.0.0.1:${lambdaPort}`;
+    const dispatcher = startDispatcher({
+      sqs: sqsClient,
+      region: REGION,
+      invoke: lambdaInvoker(new LambdaClient({ ...client, endpoint: lambda })),
+      mappings: definition.mappings.map((m) => ({
+        queueName: definition.queues.find((q) => q.logicalId === m.queueLogicalId)?.localName ?? m.queueLogicalId,
+        functionName: `${definition.service}-${stage}-${m.functionKey}`,
+        batchSize: m.batchSize,
+        maximumBatchingWindowSeconds: m.maximumBatchingWindow,
+        reportBatchItemFailures: m.reportBatchItemFailures,
+      })),
+    });
+    stoppers.push(() => dispatcher.stop());
+    // Tells `npm run keys` where the running platform's state lives (the LevelDB files are locked).
+    const stateFile = path.join(opts.dataDir, 'platform.json');
+    await writeFile(stateFile, JSON.stringify({ pid: process.pid, baseUrl, dynamodb, table }, null, 2));
+    stoppers.push(() => rm(stateFile, { force: true }));
+    log(`platform ready at ${baseUrl}`);
+
+    return { baseUrl, apiKey, endpoints: { dynamodb, s3, sqs, lambda }, env, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

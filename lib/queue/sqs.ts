@@ -1,0 +1,53 @@
+/** The queue port on SQS (locally the embedded SQS-protocol server, through the same client). */
+import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Queue, QueueName, SendOptions } from './port.js';
+
+export class SqsQueue implements Queue {
+  readonly #urls = new Map<string, Promise<string>>();
+
+  /** `names` maps each logical queue to its SQS queue name. */
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly names: Record<QueueName, string>,
+  ) {}
+
+  #url(queue: QueueName): Promise<string> {
+    let url = this.#urls.get(queue);
+    if (!url) {
+      url = this.sqs.send(new GetQueueUrlCommand({ QueueName: this.names[queue] })).then((r) => r.QueueUrl ?? '');
+      // Forget a failed lookup so the next call tries again.
+      url.catch(() => this.#urls.delete(queue));
+      this.#urls.set(queue, url);
+    }
+    return url;
+  }
+
+  async send(queue: QueueName, message: unknown, opts: SendOptions = {}): Promise<void> {
+    await this.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: await this.#url(queue),
+        MessageBody: JSON.stringify(message),
+        DelaySeconds: opts.delaySeconds,
+      }),
+    );
+  }
+
+  async sendMany(queue: QueueName, messages: unknown[], opts: SendOptions = {}): Promise<void> {
+    const QueueUrl = await this.#url(queue);
+    for (let i = 0; i < messages.length; i += 10) {
+      let entries = messages.slice(i, i + 10).map((m, j) => ({
+        Id: String(i + j),
+        MessageBody: JSON.stringify(m),
+        DelaySeconds: opts.delaySeconds,
+      }));
+      for (let attempt = 0; entries.length; attempt++) {
+        if (attempt >= 5) throw new Error(`could not send ${entries.length} messages to ${queue}`);
+        const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
+        const failed = new Set((out.Failed ?? []).filter((f) => !f.SenderFault).map((f) => f.Id));
+        const rejected = (out.Failed ?? []).filter((f) => f.SenderFault);
+        if (rejected.length) throw new Error(`queue ${queue} rejected messages: ${rejected.map((f) => f.Message).join('; ')}`);
+        entries = entries.filter((e) => failed.has(e.Id));
+      }
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The state port: a small key-value store with conditional writes, modelled on one DynamoDB table
+ * (partition key `pk`, sort key `sk`, one secondary index `gsi1pk`/`gsi1sk`).
+ *
+ * Every domain record (API keys, jobs, tasks, messages, collectors, operations…) is an item here.
+ * Items that carry `expiresAt` (epoch seconds) are treated as gone once that time has passed, whether
+ * or not the backend has deleted them yet: DynamoDB's TTL deletes lazily and the local backend
+ * (dynalite) has no TTL at all.
+ */
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export type Item = ItemKey & Record<string, unknown>;
+
+/** A condition on the item as it is stored now. All parts must hold. */
+export interface Condition {
+  /** true: the item must exist; false: it must not. */
+  exists?: boolean;
+  /** Each attribute must equal the given value. */
+  equals?: Record<string, unknown>;
+  /** Each attribute must be one of the given values. */
+  oneOf?: Record<string, readonly unknown[]>;
+}
+
+export interface Update {
+  /** Attributes to set (an `undefined` value is ignored). */
+  set?: Record<string, unknown>;
+  /** Attributes to remove. */
+  remove?: string[];
+  /** Numeric attributes to add to atomically (created at 0 when absent). */
+  add?: Record<string, number>;
+}
+
+export interface QueryOptions {
+  /** Query the secondary index: `pk` is then a `gsi1pk` value and the range is on `gsi1sk`. */
+  index?: 'gsi1';
+  /** Only sort keys that start with this prefix. */
+  beginsWith?: string;
+  /** Newest (largest sort key) first. */
+  descending?: boolean;
+  limit?: number;
+  /** An opaque cursor from a previous page. */
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Set when more items may follow. */
+  cursor?: string;
+}
+
+/** A conditional write whose condition did not hold. */
+export class ConditionFailedError extends Error {
+  override readonly name = 'ConditionFailedError';
+  constructor(readonly key: ItemKey) {
+    super(`condition failed for ${key.pk} / ${key.sk}`);
+  }
+}
+
+export interface StateStore {
+  get<T extends Item = Item>(key: ItemKey, opts?: { consistent?: boolean }): Promise<T | undefined>;
+  /** Writes the whole item. Throws ConditionFailedError when `condition` does not hold. */
+  put(item: Item, opts?: { condition?: Condition }): Promise<void>;
+  /** Changes some attributes and returns the item as it is afterwards. */
+  update<T extends Item = Item>(key: ItemKey, update: Update, opts?: { condition?: Condition }): Promise<T>;
+  /** Deletes the item; returns it as it was, or undefined when it did not exist. */
+  delete<T extends Item = Item>(key: ItemKey, opts?: { condition?: Condition }): Promise<T | undefined>;
+  query<T extends Item = Item>(pk: string, opts?: QueryOptions): Promise<Page<T>>;
+  /**
+   * Writes many items unconditionally, in batches. Not atomic (the local backend has no
+   * transactions): write dependent records first and the record that makes them visible last.
+   */
+  putMany(items: Item[]): Promise<void>;
+}
+
+/** Epoch seconds, the unit of `expiresAt`. */
+export const epochSeconds = (date: Date | number = Date.now()): number =>
+  Math.floor((typeof date === 'number' ? date : date.getTime()) / 1000);
+
+export const isExpired = (item: { expiresAt?: unknown }, now = Date.now()): boolean =>
+  typeof item.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);

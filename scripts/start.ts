@@ -1,0 +1,45 @@
+/**
+ * `npm start`: the whole platform on this machine, the service on port 4000 (PORT), data kept
+ * under .data/ (DATA_DIR). Prints the base URL and a development API key (API_KEY, when set, is
+ * used as that key). Ctrl-C stops everything.
+ */
+import { startPlatform } from '#lib/local/platform.js';
+
+const port = Number(process.env.PORT ?? 4000);
+const dataDir = process.env.DATA_DIR ?? '.data';
+const fixed = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+console.log('starting the local platform (dynalite, s3rver, queues, serverless-offline)…');
+const started = Date.now();
+const platform = await startPlatform({
+  dataDir,
+  httpPort: port,
+  lambdaPort: fixed('LAMBDA_PORT', 3002),
+  dynamoPort: fixed('DYNAMODB_PORT', 4567),
+  s3Port: fixed('S3_PORT', 4568),
+  sqsPort: fixed('SQS_PORT', 4576),
+  apiKey: process.env.API_KEY || undefined,
+  output: 'inherit',
+  buildDir: '.esbuild',
+});
+
+console.log(`
+  ready in ${((Date.now() - started) / 1000).toFixed(1)} s
+  base URL     ${platform.baseUrl}
+  GraphQL      ${platform.baseUrl}/graphql
+  file API     ${platform.baseUrl}/v2   (Authorization: Bearer <key>)
+  Google APIs  ${platform.baseUrl}/v2beta/limits/label, ${platform.baseUrl}/v1/projects/…
+  API key      ${platform.apiKey}
+  data         ${dataDir}/
+`);
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('stopping…');
+  await platform.stop();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '#lib/config.js';
+
+const minimal = {
+  STATE_TABLE: 't',
+  FILES_BUCKET: 'b',
+  IMPORT_QUEUE: 'i',
+  PROCESS_QUEUE: 'p',
+  EXPORT_QUEUE: 'e',
+  OPERATIONS_QUEUE: 'o',
+  WEBHOOKS_QUEUE: 'w',
+};
+
+describe('configuration', () => {
+  it('applies defaults and coerces numbers', () => {
+    const c = parseConfig({ ...minimal, RATE_LIMIT: '5' });
+    expect(c.RATE_LIMIT).toBe(5);
+    expect(c.RATE_LIMIT_WINDOW_SECONDS).toBe(60);
+    expect(c.ALLOW_LOOPBACK_FETCH).toBe(false);
+    expect(c.AWS_ENDPOINT_URL_DYNAMODB).toBeUndefined();
+  });
+
+  it('fails with the names of the missing or malformed settings', () => {
+    const { STATE_TABLE: _omit, ...rest } = minimal;
+    expect(() => parseConfig({ ...rest, RATE_LIMIT: 'many' })).toThrow(ConfigError);
+    try {
+      parseConfig({ ...rest, RATE_LIMIT: 'many' });
+    } catch (err) {
+      expect((err as Error).message).toContain('STATE_TABLE');
+      expect((err as Error).message).toContain('RATE_LIMIT');
+    }
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '#functions/fallback/routes.js';
+import { localQueueName, readServiceDefinition } from '#lib/local/service-definition.js';
+
+const definition = readServiceDefinition('serverless.yml');
+
+describe('serverless.yml as the local platform reads it', () => {
+  it('declares every queue with a dead-letter queue and a redrive policy', () => {
+    const main = definition.queues.filter((q) => !q.logicalId.includes('DeadLetter'));
+    expect(main.map((q) => q.localName).sort()).toEqual(['export', 'import', 'operations', 'process', 'webhooks']);
+    for (const q of main) {
+      expect(q.redrive?.maxReceiveCount, q.logicalId).toBeGreaterThan(0);
+      expect(definition.queues.some((d) => d.logicalId === q.redrive?.deadLetterLogicalId), q.logicalId).toBe(true);
+      expect(q.envVar, `${q.logicalId} needs an environment variable`).toMatch(/_QUEUE$/);
+    }
+  });
+
+  it('names local queues after their logical ids', () => {
+    expect(localQueueName('ImportQueue')).toBe('import');
+    expect(localQueueName('ImportDeadLetterQueue')).toBe('import-dlq');
+    expect(localQueueName('WebhooksQueue')).toBe('webhooks');
+  });
+
+  it('lists the same HTTP routes as the fallback function knows', () => {
+    const declared = definition.routes.filter(([, p]) => p !== '/{proxy+}').map(([m, p]) => `${m} ${p}`).sort();
+    expect(ROUTES.map(([m, p]) => `${m} ${p}`).sort()).toEqual(declared);
+  });
+});

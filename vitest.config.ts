@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    // Integration and e2e suites start real servers; two cores, so keep parallelism modest.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
