@@ -24,4 +24,5 @@ export const stateStore = once((): StateStore => {
   const client = new DynamoDBClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_DYNAMODB });
   return new DynamoStateStore(client, c.STATE_TABLE);
 });
+
 export { rootLogger } from './logger.js';
