@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startPlatform } from '#lib/local/platform.js';
 import { call } from '../test/support/lambda.js';
+import { graphqlScenario, measureHandlerColdImport, startBareGraphqlServer } from './graphql.js';
 import { measure, table, type Result } from './measure.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
@@ -45,6 +46,38 @@ try {
   ratios.push(
     `users/me: serverless-offline reaches ${((offline.rps / inProcess.rps) * 100).toFixed(1)}% of the in-process throughput ` +
       `(p99 ${(offline.p99 / inProcess.p99).toFixed(2)}x)`,
+  );
+
+  // GraphQL: the same yoga instance behind a bare node:http server, and the Lambda through serverless-offline.
+  const scenario = await graphqlScenario();
+  const bare = await startBareGraphqlServer();
+  const gqlRequests = Math.max(100, Math.floor(REQUESTS / 4));
+  const post = (base: string) => async () => {
+    const res = await fetch(`${base}${scenario.path}`, { method: 'POST', headers: scenario.headers, body: scenario.body });
+    const text = await res.text();
+    if (!scenario.check(text)) throw new Error(`bad GraphQL answer from ${base}: ${text.slice(0, 200)}`);
+  };
+  try {
+    const gqlBare = await measure('POST /graphql all creatures, bare node:http', post(bare.url), {
+      requests: gqlRequests,
+      concurrency: CONCURRENCY,
+    });
+    const gqlOffline = await measure('POST /graphql all creatures, serverless-offline', post(platform.baseUrl), {
+      requests: gqlRequests,
+      concurrency: CONCURRENCY,
+    });
+    rows.push(gqlBare, gqlOffline);
+    ratios.push(
+      `graphql: serverless-offline reaches ${((gqlOffline.rps / gqlBare.rps) * 100).toFixed(1)}% of the bare server's throughput ` +
+        `(p99 ${(gqlOffline.p99 / gqlBare.p99).toFixed(2)}x)`,
+    );
+  } finally {
+    await bare.close();
+  }
+  const cold = await measureHandlerColdImport({ runs: 3 });
+  ratios.push(
+    `graphql handler bundle ${(cold.bundleBytes / 1e6).toFixed(1)} MB: cold import ${cold.importMs.median.toFixed(0)} ms, ` +
+      `first invocation ${cold.firstInvokeMs.median.toFixed(0)} ms (median of ${cold.runs})`,
   );
 
   console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n`);

@@ -5,4 +5,7 @@
  */
 export const ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ['GET', '/v2/users/me'],
+  ['GET', '/graphql'],
+  ['POST', '/graphql'],
+  ['GET', '/graphql/assets/{file}'],
 ];

@@ -1,6 +1,7 @@
 /** The state port on one DynamoDB table (also used locally against dynalite). */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
@@ -49,6 +50,14 @@ class Expression {
     }
     for (const [attr, vs] of Object.entries(c.oneOf ?? {})) {
       parts.push(`${this.name(attr)} IN (${vs.map((v) => this.value(v)).join(', ')})`);
+    }
+    for (const [attr, n] of Object.entries(c.absentOrBelow ?? {})) {
+      const name = this.name(attr);
+      parts.push(`(attribute_not_exists(${name}) OR ${name} < ${this.value(n)})`);
+    }
+    if (c.anyOf?.length) {
+      const alternatives = c.anyOf.map((a) => this.condition(a)).filter(Boolean);
+      if (alternatives.length) parts.push(`(${alternatives.map((a) => `(${a})`).join(' OR ')})`);
     }
     return parts.length ? parts.join(' AND ') : undefined;
   }
@@ -101,6 +110,22 @@ export class DynamoStateStore implements StateStore {
     );
     const item = out.Item as T | undefined;
     return item && !isExpired(item as { expiresAt?: unknown }) ? item : undefined;
+  }
+
+  async getMany<T extends Item>(keys: ItemKey[]): Promise<T[]> {
+    const out: T[] = [];
+    for (let i = 0; i < keys.length; i += 100) {
+      let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100).map((k) => ({ pk: k.pk, sk: k.sk }));
+      for (let attempt = 0; pending?.length; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+        const res = await this.#doc.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        out.push(...((res.Responses?.[this.table] ?? []) as T[]));
+        pending = res.UnprocessedKeys?.[this.table]?.Keys as Record<string, unknown>[] | undefined;
+      }
+    }
+    return out.filter((item) => !isExpired(item as { expiresAt?: unknown }));
   }
 
   async put(item: Item, opts: { condition?: Condition } = {}): Promise<void> {

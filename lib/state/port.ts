@@ -23,6 +23,10 @@ export interface Condition {
   equals?: Record<string, unknown>;
   /** Each attribute must be one of the given values. */
   oneOf?: Record<string, readonly unknown[]>;
+  /** Each attribute must be absent or below the given number. */
+  absentOrBelow?: Record<string, number>;
+  /** At least one of these conditions must hold (in addition to the parts above). */
+  anyOf?: Condition[];
 }
 
 export interface Update {
@@ -30,8 +34,8 @@ export interface Update {
   set?: Record<string, unknown>;
   /** Attributes to remove. */
   remove?: string[];
-  /** Numeric attributes to add to atomically (created at 0 when absent). */
-  add?: Record<string, number>;
+  /** Numbers to add to, or string sets to add members to, atomically (created when absent). */
+  add?: Record<string, number | Set<string>>;
 }
 
 export interface QueryOptions {
@@ -62,6 +66,8 @@ export class ConditionFailedError extends Error {
 
 export interface StateStore {
   get<T extends Item = Item>(key: ItemKey, opts?: { consistent?: boolean }): Promise<T | undefined>;
+  /** Reads many items at once; missing and expired ones are left out. */
+  getMany<T extends Item = Item>(keys: ItemKey[]): Promise<T[]>;
   /** Writes the whole item. Throws ConditionFailedError when `condition` does not hold. */
   put(item: Item, opts?: { condition?: Condition }): Promise<void>;
   /** Changes some attributes and returns the item as it is afterwards. */

@@ -21,6 +21,16 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+async function graphql(query: string): Promise<any> {
+  const res = await fetch(`${platform.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
 describe('the platform under serverless-offline', () => {
   it('answers GET /v2/users/me with the development key, 401 without', async () => {
     const ok = await fetch(`${platform.baseUrl}/v2/users/me`, { headers: { authorization: `Bearer ${platform.apiKey}` } });
@@ -59,12 +69,24 @@ describe('the platform under serverless-offline', () => {
     expect(res.headers.get('access-control-allow-origin')).toMatch(/\*|http:\/\/example\.test/);
   });
 
-  it('keeps its data across a restart: the same key still works', async () => {
+  it('serves the creature GraphQL API at /graphql', async () => {
+    const res = await graphql('{ creatures { id name } }');
+    expect(res.data.creatures).toHaveLength(150);
+    const name = res.data.creatures[42].name as string;
+    const one = await graphql(`{ creature(name: "${name.toUpperCase()}") { name weight { minimum maximum } evolutions { name } } }`);
+    expect(one.data.creature.name).toBe(name);
+  });
+
+  it('keeps its data across a restart: the same key still works, messages are still there', async () => {
+    const created = await graphql('mutation { createMessage(input: { content: "kept", author: "e2e" }) { id } }');
+    const id = created.data.createMessage.id as string;
     const key = platform.apiKey;
     await platform.stop();
     platform = await start();
     expect(platform.apiKey).toBe(key);
     const res = await fetch(`${platform.baseUrl}/v2/users/me`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
+    const read = await graphql(`{ getMessage(id: "${id}") { id content author } }`);
+    expect(read.data.getMessage).toEqual({ id, content: 'kept', author: 'e2e' });
   });
 });

@@ -1,0 +1,133 @@
+/**
+ * A cost limit that knows how long lists are. graphql-armor's cost rule counts each selected field
+ * once (so `creatures { … }`, 150 records, costs as much as one record) and multiplies only by a
+ * literal `first`. Here every field costs 1, an object field 1 plus its selection, and a field that
+ * returns a list of objects multiplies that by the most items it can return: a number per field (from
+ * the data) or a function of its arguments (`first`, which the resolver clamps; a variable counts as
+ * the maximum). Aliases and fragments count for each use. Introspection is free.
+ *
+ * The estimate is checked while validating, so an operation over the limit never executes.
+ */
+import {
+  Kind,
+  type ASTVisitor,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type GraphQLType,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValueNode,
+} from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+
+// Type checks by tag rather than graphql's isObjectType & co: `graphql` may be loaded twice (its ESM
+// and CJS builds, as under vitest), and those helpers reject types made by the other copy.
+const tag = (type: unknown) => Object.prototype.toString.call(type);
+const isObjectType = (type: unknown): type is GraphQLObjectType => tag(type) === '[object GraphQLObjectType]';
+const isNonNull = (type: unknown): type is { ofType: GraphQLType } => tag(type) === '[object GraphQLNonNull]';
+const isList = (type: unknown): type is { ofType: GraphQLType } => tag(type) === '[object GraphQLList]';
+const nullable = (type: GraphQLType): GraphQLType => (isNonNull(type) ? type.ofType : type);
+function named(type: GraphQLType): GraphQLType {
+  let t = type;
+  while (isNonNull(t) || isList(t)) t = t.ofType;
+  return t;
+}
+
+/** Most items a list field returns: a constant, or computed from its literal arguments (undefined = a variable). */
+export type ListSize = number | ((args: Record<string, number | string | boolean | null | undefined>) => number);
+
+export interface CostOptions {
+  maxCost: number;
+  /** Keyed `Type.field`. */
+  listSizes: Record<string, ListSize>;
+  /** For object lists not in `listSizes`. */
+  defaultListSize?: number;
+}
+
+function literal(value: ValueNode): number | string | boolean | null | undefined {
+  switch (value.kind) {
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(value.value);
+    case Kind.STRING:
+    case Kind.ENUM:
+      return value.value;
+    case Kind.BOOLEAN:
+      return value.value;
+    case Kind.NULL:
+      return null;
+    default:
+      return undefined; // variables, lists, objects: unknown while validating
+  }
+}
+
+export function operationCost(
+  schema: GraphQLSchema,
+  context: Pick<ValidationContext, 'getFragment'>,
+  selectionSet: SelectionSetNode,
+  parent: GraphQLObjectType,
+  opts: CostOptions,
+  fragmentsInUse: ReadonlySet<string> = new Set(),
+): number {
+  let cost = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const name = selection.name.value;
+      if (name.startsWith('__')) continue;
+      const field = parent.getFields()[name];
+      if (!field) continue; // unknown fields are another rule's error
+      const type = named(field.type);
+      if (!isObjectType(type) || !selection.selectionSet) {
+        cost += 1;
+        continue;
+      }
+      const inner = 1 + operationCost(schema, context, selection.selectionSet, type, opts, fragmentsInUse);
+      let size = 1;
+      if (isList(nullable(field.type))) {
+        const rule = opts.listSizes[`${parent.name}.${name}`] ?? opts.defaultListSize ?? 10;
+        const args = Object.fromEntries((selection.arguments ?? []).map((a) => [a.name.value, literal(a.value)]));
+        size = typeof rule === 'number' ? rule : rule(args);
+      }
+      cost += inner * Math.max(size, 0);
+    } else {
+      const fragment = selection.kind === Kind.FRAGMENT_SPREAD ? context.getFragment(selection.name.value) : selection;
+      if (!fragment) continue;
+      // A fragment cycle is invalid anyway (another rule reports it); do not recurse forever.
+      if (selection.kind === Kind.FRAGMENT_SPREAD && fragmentsInUse.has(selection.name.value)) continue;
+      const condition = fragment.typeCondition ? schema.getType(fragment.typeCondition.name.value) : parent;
+      const on = isObjectType(condition) ? condition : parent;
+      const inUse = selection.kind === Kind.FRAGMENT_SPREAD ? new Set([...fragmentsInUse, selection.name.value]) : fragmentsInUse;
+      cost += operationCost(schema, context, fragment.selectionSet, on, opts, inUse);
+    }
+  }
+  return cost;
+}
+
+export function costLimitRule(opts: CostOptions) {
+  return (context: ValidationContext): ASTVisitor => ({
+    OperationDefinition(node) {
+      const schema = context.getSchema();
+      const root =
+        node.operation === 'query' ? schema.getQueryType() : node.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+      if (!root) return;
+      const cost = operationCost(schema, context, node.selectionSet, root, opts);
+      if (cost > opts.maxCost) {
+        context.reportError(
+          createGraphQLError(
+            `Query cost ${cost} exceeds the limit of ${opts.maxCost}: ask for fewer items (first), fewer nested lists or fewer aliases.`,
+            { nodes: [node], extensions: { code: 'GRAPHQL_VALIDATION_FAILED', cost, maxCost: opts.maxCost } },
+          ),
+        );
+      }
+    },
+  });
+}
+
+export function useCostLimit(opts: CostOptions): Plugin {
+  const rule = costLimitRule(opts);
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(rule);
+    },
+  };
+}

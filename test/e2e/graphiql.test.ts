@@ -1,0 +1,202 @@
+/**
+ * The explorer in a real headless Chromium, with every request that is not to this machine refused.
+ *
+ * By default the function's Lambda handler is served by a plain `node:http` server on a free port
+ * (each request becomes an HTTP API payload 2.0 event), with messages in an in-memory dynalite.
+ * Set GRAPHQL_E2E_BASE_URL (e.g. http://localhost:4000, serverless-offline) to test a running
+ * service instead.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startStateBackend } from '../support/dynalite.js';
+import { startLambdaHttpServer } from './graphiql-server.js';
+
+const CHROMIUM_FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+let baseUrl: string;
+let browser: Browser;
+let userDataDir: string;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  if (process.env.GRAPHQL_E2E_BASE_URL) {
+    baseUrl = process.env.GRAPHQL_E2E_BASE_URL.replace(/\/$/, '');
+  } else {
+    const backend = await startStateBackend();
+    cleanups.push(backend.close);
+    // The handler reads its configuration from the environment on first use, as on Lambda.
+    Object.assign(process.env, {
+      STATE_TABLE: backend.table,
+      AWS_ENDPOINT_URL_DYNAMODB: backend.endpoint,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_REGION: 'us-east-1',
+      FILES_BUCKET: 'unused',
+      IMPORT_QUEUE: 'unused',
+      PROCESS_QUEUE: 'unused',
+      EXPORT_QUEUE: 'unused',
+      OPERATIONS_QUEUE: 'unused',
+      WEBHOOKS_QUEUE: 'unused',
+      LOG_LEVEL: 'warn',
+    });
+    const { handler } = await import('#functions/graphql/handler.js');
+    const server = await startLambdaHttpServer(handler);
+    cleanups.push(server.close);
+    baseUrl = server.url;
+  }
+  userDataDir = mkdtempSync(path.join(tmpdir(), 'graphiql-e2e-'));
+  browser = await puppeteer.launch({
+    executablePath: await chromium.executablePath(),
+    headless: true,
+    userDataDir,
+    args: CHROMIUM_FLAGS,
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+let page: Page;
+let refused: string[];
+let failed: string[];
+
+beforeEach(async () => {
+  refused = [];
+  failed = [];
+  page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 900 });
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:' || LOCAL_HOSTS.has(url.hostname)) {
+      void request.continue();
+    } else {
+      refused.push(request.url());
+      void request.abort('internetdisconnected');
+    }
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+  });
+});
+
+afterEach(async () => {
+  await page?.close();
+});
+
+const text = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);
+
+async function openExplorer(): Promise<void> {
+  await page.goto(`${baseUrl}/graphql`, { waitUntil: 'networkidle0' });
+  await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
+}
+
+async function clickDocLink(className: string, label: string): Promise<void> {
+  const handle = await page.waitForFunction(
+    (cls, name) => [...document.querySelectorAll(`.graphiql-doc-explorer .${cls}`)].find((el) => el.textContent === name),
+    { timeout: 10_000 },
+    className,
+    label,
+  );
+  await (handle.asElement() as Awaited<ReturnType<Page['$']>>)!.click();
+}
+
+/** Replaces the editor's query as a user would: select all, then enter the new text. */
+async function replaceQuery(query: string): Promise<void> {
+  await page.click('.graphiql-query-editor .view-lines');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyA');
+  await page.keyboard.up('Control');
+  await page.keyboard.press('Backspace');
+  // Inserted as one piece of text (as a paste is), so the editor's auto-closing brackets stay out of the way.
+  await page.keyboard.sendCharacter(query);
+}
+
+async function resultText(): Promise<string> {
+  return text('[aria-label="Result Window"]');
+}
+
+describe('GraphiQL served by the function', () => {
+  it('opens offline, documents creatures and creature, and runs its default query', async () => {
+    await openExplorer();
+    expect(await page.title()).toBe('Creature API explorer');
+
+    // Docs panel: the root types, then Query's fields with their descriptions.
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    await page.waitForSelector('.graphiql-doc-explorer');
+    await clickDocLink('graphiql-doc-explorer-type-name', 'Query');
+    await page.waitForSelector('.graphiql-doc-explorer-field-name');
+    const fields = await page.$$eval('.graphiql-doc-explorer-field-name', (els) => els.map((el) => el.textContent));
+    expect(fields).toEqual(expect.arrayContaining(['creatures', 'creature', 'getMessage']));
+    const queryDocs = await text('.graphiql-doc-explorer');
+    expect(queryDocs).toContain('Creatures in number order');
+    expect(queryDocs).toContain('One creature by name (case-insensitive');
+
+    // Into one field: its arguments are documented too.
+    await clickDocLink('graphiql-doc-explorer-field-name', 'creature');
+    await page.waitForFunction(() => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('letter case does not matter'));
+
+    // Run the default query and see real data in the result pane.
+    await page.click('[aria-label="Execute query (Ctrl-Enter)"]');
+    await page.waitForFunction(() => document.querySelector('[aria-label="Result Window"]')?.textContent?.includes('Cindlet'), {
+      timeout: 15_000,
+    });
+    const result = await resultText();
+    expect(result).toContain('"creatures"');
+    expect(result).toContain('"Ember"');
+    expect(result).not.toContain('"errors"');
+
+    expect(refused).toEqual([]);
+    expect(failed).toEqual([]);
+  });
+
+  it('runs a query the user types, with the answer from the server', async () => {
+    await openExplorer();
+    await replaceQuery('{ creature(name: "VOLTKIT") { name evolutions { name types } } }');
+    await page.click('[aria-label="Execute query (Ctrl-Enter)"]');
+    await page.waitForFunction(() => document.querySelector('[aria-label="Result Window"]')?.textContent?.includes('Voltanvil'), {
+      timeout: 15_000,
+    });
+    const result = (await resultText()).replace(/\s+/g, '');
+    expect(result).toContain('"name":"Voltkit"');
+    expect(result).toContain('"types":["Volt","Mind"]');
+    expect(refused).toEqual([]);
+  });
+
+  it('creates a message from the explorer that the server keeps (read back over plain HTTP)', async () => {
+    await openExplorer();
+    await replaceQuery('mutation { createMessage(input: { content: "from the explorer", author: "e2e" }) { id } }');
+    await page.click('[aria-label="Execute query (Ctrl-Enter)"]');
+    const handle = await page.waitForFunction(
+      () => /"id":\s*"([0-9a-f]{20})"/.exec(document.querySelector('[aria-label="Result Window"]')?.textContent ?? '')?.[1],
+      { timeout: 15_000 },
+    );
+    const id = (await handle.jsonValue()) as string;
+
+    const res = await fetch(`${baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query($id: ID!) { getMessage(id: $id) { content author } }', variables: { id } }),
+    });
+    expect(await res.json()).toEqual({ data: { getMessage: { content: 'from the explorer', author: 'e2e' } } });
+    expect(refused).toEqual([]);
+  });
+});
