@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     // Integration and e2e suites start real servers; two cores, so keep parallelism modest.
     maxWorkers: 2,

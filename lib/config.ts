@@ -46,9 +46,46 @@ const schema = z.object({
   /** Credits a new account starts with; operations spend them. */
   ACCOUNT_CREDITS: z.coerce.number().int().nonnegative().default(1_000_000),
 
+  /**
+   * Authentication of the Google-dialect APIs (label limits, migration assessment). `open`: any bearer
+   * token or none is accepted (the local default: Google's clients always send some token). `enforced`:
+   * the token (or `key`/`access_token` parameter) must be an API key of this service holding one of the
+   * method's OAuth scopes (`npm run keys -- create --scopes cloud-platform,drive.labels`).
+   */
+  GOOGLE_AUTH_MODE: z.enum(['open', 'enforced']).default('open'),
+  /** List methods of the Google APIs: page size when `pageSize` is 0 or absent, and the largest one served. */
+  GOOGLE_DEFAULT_PAGE_SIZE: z.coerce.number().int().positive().default(50),
+  GOOGLE_MAX_PAGE_SIZE: z.coerce.number().int().positive().default(1000),
+  /** Migration assessment: the location ids served under every project (comma-separated). */
+  MIGRATION_LOCATIONS: z
+    .string()
+    .default('us-central1,us-east1,europe-west1,asia-southeast1')
+    .transform((s) => [...new Set(s.split(',').map((l) => l.trim()).filter(Boolean))])
+    .pipe(z.array(z.string().regex(/^[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'location ids are lower-case letters, digits and hyphens')).min(1)),
+  /** Seconds a deleted collector stays in STATE_DELETING before it is gone (its delete operation then completes). */
+  MIGRATION_DELETE_GRACE_SECONDS: z.coerce.number().int().nonnegative().default(3),
+  /** Seconds before the other long-running operations (create, update, register, pause, resume) complete. */
+  MIGRATION_OPERATION_DELAY_SECONDS: z.coerce.number().int().nonnegative().max(900).default(0),
+  /** How long a `requestId` is remembered (AIP-155 asks for at least 60 minutes). */
+  MIGRATION_REQUEST_ID_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  /** Days a finished long-running operation is kept before it expires. */
+  MIGRATION_OPERATION_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
+
+  /** Largest file an import/upload form accepts, bytes. */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(10_000_000_000),
+  /** How long a step consumer's claim on a task lasts without renewal (renewed every third of it). */
+  STEP_LEASE_SECONDS: z.coerce.number().int().min(3).max(900).default(30),
+  /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */
+  SYNC_MAX_WAIT_SECONDS: z.coerce.number().positive().max(28).default(25),
+
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Allows user-requested fetches to loopback addresses. Tests only; never in the cloud. */
   ALLOW_LOOPBACK_FETCH: bool.default(false),
+  /** Exact `host:port` pairs user-requested fetches may reach although their address is private (tests). */
+  FETCH_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
 });
 
 export type Config = z.infer<typeof schema>;

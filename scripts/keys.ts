@@ -1,7 +1,8 @@
 /**
- * API keys for the file API.
+ * API keys for the file API and the Google-dialect APIs.
  *
  *   npm run keys -- create --scopes task.read,task.write [--name ci]   prints only the new key
+ *   npm run keys -- create --scopes cloud-platform,drive.labels         Google OAuth scopes, short or full URL
  *   npm run keys -- list                                               id, name, scopes, created, revoked
  *   npm run keys -- revoke <id>
  *

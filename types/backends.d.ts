@@ -27,3 +27,25 @@ declare module 's3rver' {
     close(): Promise<void>;
   }
 }
+
+declare module 'archiver' {
+  import type { Readable, Transform } from 'node:stream';
+  interface EntryData {
+    name: string;
+    size?: number;
+    date?: Date;
+    mode?: number;
+  }
+  class Archiver extends Transform {
+    append(source: Readable | Buffer | string, data: EntryData): this;
+    finalize(): Promise<void>;
+    abort(): this;
+    pointer(): number;
+  }
+  export class ZipArchive extends Archiver {
+    constructor(options?: { zlib?: { level?: number }; store?: boolean; forceZip64?: boolean });
+  }
+  export class TarArchive extends Archiver {
+    constructor(options?: { gzip?: boolean });
+  }
+}

@@ -24,7 +24,8 @@ function matches(pattern: string, path: string): boolean {
 }
 
 export function unmatched(method: string, path: string): ApiError {
-  const allowed = ROUTES.filter(([, p]) => matches(p, path)).map(([m]) => m);
+  // A greedy route (`/v2/{operation+}`) matches any path below it, so it does not make a path known.
+  const allowed = ROUTES.filter(([, p]) => !p.includes('+}') && matches(p, path)).map(([m]) => m);
   if (allowed.length === 0) {
     return new ApiError('NOT_FOUND', isGooglePath(path) ? `The requested URL ${path} was not found on this server.` : `No route for ${method} ${path}.`);
   }

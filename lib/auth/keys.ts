@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { StateStore } from '../state/port.js';
-import { SCOPES, isScope, type Scope } from './scopes.js';
+import { GOOGLE_SCOPE_BASE, SCOPES, isScope, type Scope } from './scopes.js';
 
 export interface ApiKeyRecord {
   pk: string;
@@ -29,8 +29,11 @@ export class InvalidKeyInputError extends Error {
   override readonly name = 'InvalidKeyInputError';
 }
 
+/** Parses a scope list; a Google scope may be given without its `https://www.googleapis.com/auth/` prefix. */
 export function parseScopes(list: string | readonly string[]): Scope[] {
-  const items = (typeof list === 'string' ? list.split(/[\s,]+/) : [...list]).filter(Boolean);
+  const items = (typeof list === 'string' ? list.split(/[\s,]+/) : [...list])
+    .filter(Boolean)
+    .map((s) => (!isScope(s) && isScope(GOOGLE_SCOPE_BASE + s) ? GOOGLE_SCOPE_BASE + s : s));
   const bad = items.filter((s) => !isScope(s));
   if (bad.length) throw new InvalidKeyInputError(`unknown scope ${bad.join(', ')}; choose from ${SCOPES.join(', ')}`);
   if (!items.length) throw new InvalidKeyInputError(`give at least one scope: ${SCOPES.join(', ')}`);

@@ -26,13 +26,19 @@ export interface FileStore {
   put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<StoredFile>;
   get(key: string): Promise<{ body: Readable; size: number; contentType?: string }>;
   head(key: string): Promise<StoredFile | undefined>;
+  /** A server-side copy: the bytes never pass through the caller. */
+  copy(fromKey: string, toKey: string): Promise<StoredFile>;
   list(prefix: string): Promise<StoredFile[]>;
   /** Deletes every object under the prefix; returns how many. */
   deletePrefix(prefix: string): Promise<number>;
   /** A time-limited GET URL, optionally with a download file name. */
   signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean }): Promise<string>;
-  /** A signed browser form that uploads one file to `key` directly. */
-  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number }): Promise<UploadForm>;
+  /**
+   * A signed browser form that uploads one file straight to storage. `key` may end in
+   * `${filename}`, which storage replaces with the uploaded file's name. The answer is 201, or a
+   * 303 to `redirect` when given.
+   */
+  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm>;
 }
 
 export class FileNotFoundError extends Error {

@@ -1,5 +1,6 @@
 /** The files port on S3 (locally s3rver, through the same client). */
 import {
+  CopyObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -80,6 +81,20 @@ export class S3FileStore implements FileStore {
     }
   }
 
+  async copy(fromKey: string, toKey: string): Promise<StoredFile> {
+    try {
+      await this.s3.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` }),
+      );
+    } catch (err) {
+      if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') throw new FileNotFoundError(fromKey);
+      throw err;
+    }
+    const head = await this.head(toKey);
+    if (!head) throw new FileNotFoundError(toKey);
+    return head;
+  }
+
   async list(prefix: string): Promise<StoredFile[]> {
     const out: StoredFile[] = [];
     let token: string | undefined;
@@ -111,11 +126,19 @@ export class S3FileStore implements FileStore {
     return getSignedUrl(this.s3, command, { expiresIn: opts.expiresInSeconds });
   }
 
-  async uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number }): Promise<UploadForm> {
+  async uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm> {
+    const outcome: Record<string, string> = opts.redirect
+      ? { success_action_redirect: opts.redirect }
+      : { success_action_status: '201' };
     const { url, fields } = await createPresignedPost(this.s3, {
       Bucket: this.bucket,
       Key: key,
-      Conditions: [['content-length-range', 0, opts.maxBytes]],
+      Conditions: [
+        // (A key ending in `${filename}` gets a starts-with condition from the library.)
+        ['content-length-range', 0, opts.maxBytes],
+        ...Object.entries(outcome).map(([k, v]) => ({ [k]: v })),
+      ],
+      Fields: outcome,
       Expires: opts.expiresInSeconds,
     });
     return { url, fields };

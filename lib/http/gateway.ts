@@ -30,7 +30,12 @@ export function baseUrlOf(event: APIGatewayProxyEventV2, headers: Record<string,
 
 export function toGatewayResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...res.headers };
-  if (res.body === undefined || res.status === 204) return { statusCode: res.status, headers, body: '' };
+  if (res.body === undefined || res.status === 204) {
+    // The gateway would label an empty answer application/json, and clients such as the cloudconvert
+    // SDK then try to parse it: name it as what it is.
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+    return { statusCode: res.status, headers, body: '' };
+  }
   if (Buffer.isBuffer(res.body)) {
     return { statusCode: res.status, headers, body: res.body.toString('base64'), isBase64Encoded: true };
   }

@@ -47,6 +47,8 @@ export interface PlatformOptions {
   visibilityTimeout?: number;
   /** serverless-esbuild's work folder, relative to root; a private one is made (and removed) when absent. */
   buildDir?: string;
+  /** Run the esbuild bundles (as deployed) instead of the TypeScript sources. Slower to start. */
+  bundle?: boolean;
   /** Where serverless-offline's output goes. */
   output?: 'inherit' | 'ignore';
   log?: (line: string) => void;
@@ -205,6 +207,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const buildDir = opts.buildDir ?? path.join('.esbuild', `platform-${httpPort}`);
     if (!opts.buildDir) stoppers.push(() => rm(path.join(root, buildDir), { recursive: true, force: true }));
     env.ESBUILD_WORK_FOLDER = buildDir;
+    if (!opts.bundle) env.SLS_BUNDLER_PLUGIN = './scripts/serverless-source-handlers.cjs';
     const require = createRequire(import.meta.url);
     const serverlessBin = require.resolve('serverless/bin/serverless.js', { paths: [root] });
     const child = spawn(

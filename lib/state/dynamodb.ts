@@ -8,6 +8,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
@@ -51,6 +52,7 @@ class Expression {
     for (const [attr, vs] of Object.entries(c.oneOf ?? {})) {
       parts.push(`${this.name(attr)} IN (${vs.map((v) => this.value(v)).join(', ')})`);
     }
+    for (const [attr, n] of Object.entries(c.below ?? {})) parts.push(`${this.name(attr)} < ${this.value(n)}`);
     for (const [attr, n] of Object.entries(c.absentOrBelow ?? {})) {
       const name = this.name(attr);
       parts.push(`(attribute_not_exists(${name}) OR ${name} < ${this.value(n)})`);
@@ -198,6 +200,20 @@ export class DynamoStateStore implements StateStore {
         FilterExpression,
         ScanIndexForward: !opts.descending,
         Limit: opts.limit,
+        ExclusiveStartKey: decodeCursor(opts.cursor),
+        ...x.params(),
+      }),
+    );
+    return { items: (out.Items ?? []) as T[], cursor: encodeCursor(out.LastEvaluatedKey) };
+  }
+
+  async scan<T extends Item>(opts: { filter: Condition; cursor?: string; limit?: number }): Promise<Page<T>> {
+    const x = new Expression();
+    const out = await this.#doc.send(
+      new ScanCommand({
+        TableName: this.table,
+        FilterExpression: x.condition(opts.filter),
+        Limit: opts.limit ?? 500,
         ExclusiveStartKey: decodeCursor(opts.cursor),
         ...x.params(),
       }),

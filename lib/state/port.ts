@@ -23,6 +23,8 @@ export interface Condition {
   equals?: Record<string, unknown>;
   /** Each attribute must be one of the given values. */
   oneOf?: Record<string, readonly unknown[]>;
+  /** Each attribute must exist and be below the given number. */
+  below?: Record<string, number>;
   /** Each attribute must be absent or below the given number. */
   absentOrBelow?: Record<string, number>;
   /** At least one of these conditions must hold (in addition to the parts above). */
@@ -75,6 +77,11 @@ export interface StateStore {
   /** Deletes the item; returns it as it was, or undefined when it did not exist. */
   delete<T extends Item = Item>(key: ItemKey, opts?: { condition?: Condition }): Promise<T | undefined>;
   query<T extends Item = Item>(pk: string, opts?: QueryOptions): Promise<Page<T>>;
+  /**
+   * Every item matching `filter`, page by page, expired ones included: for sweepers (the local
+   * backend has no TTL), never for request paths.
+   */
+  scan<T extends Item = Item>(opts: { filter: Condition; cursor?: string; limit?: number }): Promise<Page<T>>;
   /**
    * Writes many items unconditionally, in batches. Not atomic (the local backend has no
    * transactions): write dependent records first and the record that makes them visible last.

@@ -11,10 +11,11 @@ import { startPlatform, type Platform } from '#lib/local/platform.js';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
 let platform: Platform;
 
-const start = () => startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore' });
+/** The first start runs the esbuild bundles as deployed; the restart runs the TypeScript sources, as npm start does. */
+const start = (bundle = false) => startPlatform({ dataDir, bundle, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore' });
 
 beforeAll(async () => {
-  platform = await start();
+  platform = await start(true);
 });
 afterAll(async () => {
   await platform?.stop();

@@ -1,0 +1,27 @@
+/**
+ * POST /sync/v2/jobs: creates a job and answers once it has ended (or when the wait cap passes).
+ * With `redirect: true` the answer is a 302 to the job's first export URL.
+ */
+import { z } from 'zod';
+import { config } from '#lib/config.js';
+import { invalid } from '#lib/errors.js';
+import { fileApiRoute } from '#lib/http/file-api.js';
+import { taskService, taskStore } from '#lib/platform/tasks.js';
+import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
+import { planJob } from '#lib/tasks/plan.js';
+
+export const handler = fileApiRoute(
+  { scope: 'task.write', rateLimited: true, bodyRequired: true, schemas: { query: z.looseObject({ include: z.string().optional() }) } },
+  async (req) => {
+    const body = req.body as Record<string, unknown>;
+    const redirect = body?.redirect === true;
+    const plan = planJob(body);
+    if (redirect && !plan.tasks.some((t) => t.spec.name === 'export/url')) {
+      throw invalid('The given data was invalid.', { redirect: ['redirect needs an export/url task in the job.'] });
+    }
+    const { job } = await taskService().createJob(req.principal.userId, plan);
+    const store = taskStore();
+    const ended = await waitFor(() => store.getJob(job.id), (j) => !j || Boolean(j.endedAt), config().SYNC_MAX_WAIT_SECONDS * 1000);
+    return jobResponse(ended ?? job, req, { redirect, status: 201 });
+  },
+);

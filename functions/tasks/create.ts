@@ -1,0 +1,21 @@
+/** POST /v2/{operation}: one standalone task (`input` names task ids). */
+import { z } from 'zod';
+import { ApiError } from '#lib/errors.js';
+import { fileApiRoute } from '#lib/http/file-api.js';
+import { json } from '#lib/http/types.js';
+import { taskService } from '#lib/platform/tasks.js';
+import { validateTask } from '#lib/tasks/plan.js';
+import { parseInclude, taskView } from '#lib/tasks/views.js';
+
+export const handler = fileApiRoute(
+  { scope: 'task.write', rateLimited: true, schemas: { params: z.object({ operation: z.string().min(1) }) } },
+  async (req) => {
+    const operation = req.params.operation.replace(/\/+$/, '');
+    const errors: Record<string, string[]> = {};
+    const checked = validateTask(req.body ?? {}, '', errors, operation);
+    if (!checked && errors.operation) throw new ApiError('NOT_FOUND', `There is no operation ${operation}.`);
+    if (!checked || Object.keys(errors).length) throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', { fields: errors });
+    const task = await taskService().createTask(req.principal.userId, checked.spec, checked.payload, checked.inputs);
+    return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include) }) });
+  },
+);

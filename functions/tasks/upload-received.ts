@@ -1,0 +1,46 @@
+/**
+ * An upload arrived (S3 "Object Created" through EventBridge, locally the same event from the
+ * platform): the import/upload task waiting for it finishes with the file, and its dependants start.
+ * The form stores files under `uploads/<taskId>/<filename>`; the file moves to the task's own prefix.
+ */
+import type { EventBridgeEvent } from 'aws-lambda';
+import { fileStore } from '#lib/platform/files.js';
+import { rootLogger } from '#lib/platform/logger.js';
+import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
+import { outputKey } from '#lib/operations/types.js';
+
+interface ObjectCreated {
+  bucket: { name: string };
+  object: { key: string; size?: number; etag?: string };
+}
+
+/** S3 event keys are URL-encoded with `+` for spaces. */
+const decodeKey = (key: string) => decodeURIComponent(key.replace(/\+/g, ' '));
+
+export async function handler(event: EventBridgeEvent<'Object Created', ObjectCreated>): Promise<void> {
+  const key = decodeKey(event.detail.object.key);
+  const match = /^uploads\/([0-9a-f-]{36})\/(.+)$/.exec(key);
+  const log = rootLogger().child({ consumer: 'upload-received', key });
+  if (!match) {
+    log.warn('object outside the upload prefix ignored');
+    return;
+  }
+  const [, taskId, filename] = match as unknown as [string, string, string];
+  const store = taskStore();
+  const task = await store.getTask(taskId);
+  if (!task || task.operation !== 'import/upload' || task.status !== 'waiting') {
+    log.info('upload for no waiting task ignored', { taskId, status: task?.status });
+    return;
+  }
+  const files = fileStore();
+  const stored = await files.copy(key, outputKey(taskId, filename));
+  await files.deletePrefix(key);
+  const etag = event.detail.object.etag?.replace(/"/g, '');
+  const finished = await store.finishWaiting(taskId, {
+    files: [{ filename, size: stored.size, ...(etag && /^[0-9a-f]{32}$/.test(etag) ? { md5: etag } : {}) }],
+  });
+  if (finished) {
+    log.info('upload received', { taskId, size: stored.size });
+    await taskScheduler().afterEnd(finished);
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * A Google-dialect route: the shared route chain (lib/http/route.ts) with Google's error renderer and
+ * the googleAuth guard; the core also gets the request's wire options (enum encoding, partial
+ * response, pretty printing) and answers through `googleJson`.
+ */
+import { ApiKeys } from '../auth/keys.js';
+import type { GoogleScope } from '../auth/scopes.js';
+import { config } from '../config.js';
+import { renderGoogleError } from '../http/dialects.js';
+import { route, type LambdaHandler } from '../http/route.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import { stateStore } from '../platform/clients.js';
+import { googleAuth } from './auth.js';
+import { wireOf, type Wire } from './wire.js';
+
+let keys: ApiKeys | undefined;
+const apiKeys = () => (keys ??= new ApiKeys(stateStore()));
+
+export interface GoogleRouteOptions {
+  /** The API's host name, e.g. `rapidmigrationassessment.googleapis.com`. */
+  service: string;
+  /** OAuth scopes of which the caller needs one when authentication is enforced. */
+  scopes: readonly GoogleScope[];
+  /** `json`: an optional JSON body is parsed; `none`: the body is ignored. */
+  body?: 'json' | 'none';
+}
+
+export type GoogleCore = (req: HttpRequest, wire: Wire) => Promise<HttpResponse>;
+
+export function googleRoute(opts: GoogleRouteOptions, core: GoogleCore): LambdaHandler {
+  return route(
+    {
+      render: renderGoogleError,
+      body: opts.body ?? 'json',
+      guards: [googleAuth({ mode: () => config().GOOGLE_AUTH_MODE, keys: apiKeys, scopes: opts.scopes, service: opts.service })],
+    },
+    (req) => core(req, wireOf(req.searchParams)),
+  );
+}

@@ -1,0 +1,97 @@
+/** Jobs and tasks as stored, and the rules that derive one from the other. */
+import type { Item } from '../state/port.js';
+
+export type TaskStatus = 'waiting' | 'processing' | 'finished' | 'error';
+export type JobStatus = TaskStatus;
+/** Which consumer runs a task: imports and exports are I/O-bound, processing is CPU-bound. */
+export type Step = 'import' | 'process' | 'export';
+
+export const TASK_LIFETIME_SECONDS = 24 * 60 * 60;
+export const DEFAULT_TASK_TIMEOUT_SECONDS = 5 * 60 * 60;
+
+/** A file a task produced, as listed in `result.files`. */
+export interface FileEntry {
+  filename: string;
+  size: number;
+  md5?: string;
+  dir?: string;
+  url?: string;
+}
+
+export interface TaskResult {
+  files?: FileEntry[];
+  form?: { url: string; parameters: Record<string, string | number> };
+  metadata?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export interface TaskRecord extends Item {
+  id: string;
+  userId: number;
+  jobId: string | null;
+  name?: string;
+  operation: string;
+  step: Step;
+  status: TaskStatus;
+  message: string | null;
+  code: string | null;
+  percent: number;
+  credits: number | null;
+  engine: string | null;
+  engineVersion: string | null;
+  /** The request arguments, as given (secrets are scrubbed once the task ends). */
+  payload: Record<string, unknown>;
+  result: TaskResult | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  /** Epoch seconds after which the task is gone. */
+  expiresAt: number;
+  dependsOn: string[];
+  /** Tasks that take this task's files as input. A string set in the store. */
+  dependants?: Set<string> | string[];
+  ignoreError: boolean;
+  timeoutSeconds: number;
+  retryOf: string | null;
+  copyOf: string | null;
+  /** Content stored at creation (import/raw, import/base64). */
+  staged?: { filename: string; md5: string };
+  /** Claim bookkeeping of the step consumers. */
+  attempt?: number;
+  leaseUntil?: number;
+  queuedAt?: string;
+}
+
+export interface JobRecord extends Item {
+  id: string;
+  userId: number;
+  tag: string | null;
+  status: JobStatus;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  expiresAt: number;
+  taskIds: string[];
+  webhookUrl: string | null;
+}
+
+export const taskKey = (id: string) => ({ pk: `task#${id}`, sk: 'task' });
+export const jobKey = (id: string) => ({ pk: `job#${id}`, sk: 'job' });
+export const userTasksIndex = (userId: number) => `tasks#${userId}`;
+export const userJobsIndex = (userId: number) => `jobs#${userId}`;
+
+export const isEnded = (status: TaskStatus) => status === 'finished' || status === 'error';
+
+export const dependantsOf = (task: TaskRecord): string[] => [...(task.dependants ?? [])];
+
+/**
+ * A job's status from its tasks. A job ends when every task has ended: `error` if a task failed
+ * that was not created with `ignore_error`, `finished` otherwise. Before that it is `processing`
+ * once anything started or ended, `waiting` until then.
+ */
+export function deriveJobStatus(tasks: Pick<TaskRecord, 'status' | 'ignoreError'>[]): JobStatus {
+  if (tasks.length && tasks.every((t) => isEnded(t.status))) {
+    return tasks.some((t) => t.status === 'error' && !t.ignoreError) ? 'error' : 'finished';
+  }
+  return tasks.some((t) => t.status !== 'waiting') ? 'processing' : 'waiting';
+}

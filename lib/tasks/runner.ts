@@ -1,0 +1,183 @@
+/**
+ * One run of a task by its step consumer. Delivery is at least once, so a run first claims the
+ * task with a conditional write and holds a lease it renews while it works; a second delivery of
+ * the same message finds the task claimed (and looks again when the lease would run out) or ended
+ * (and does nothing). Outputs go under keys derived from the task id, so a re-run after a crash
+ * overwrites its own files. Completion is conditional on still owning the run, which is how
+ * cancellation and timeouts win over a run that is still going.
+ */
+import type { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
+import { Transform } from 'node:stream';
+import type { Config } from '../config.js';
+import type { FileStore } from '../files/port.js';
+import type { Logger } from '../log.js';
+import { TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
+import { isEnded, type FileEntry, type TaskRecord } from './model.js';
+import type { Scheduler } from './scheduler.js';
+import type { TaskStore } from './store.js';
+
+export interface RunnerDeps {
+  store: TaskStore;
+  scheduler: Scheduler;
+  files: FileStore;
+  config: Config;
+  log: Logger;
+  implementations: Record<string, Implementation>;
+  /** Sends the task's message again after a delay (seconds, at most 900). */
+  requeue: (task: TaskRecord, delaySeconds: number) => Promise<void>;
+  leaseSeconds?: number;
+}
+
+/** Counts and hashes bytes as they pass. */
+function meter() {
+  const md5 = createHash('md5');
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      md5.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  return { stream, result: () => ({ size, md5: md5.digest('hex') }) };
+}
+
+/** Output names are unique within a task: a repeated name gets a number. */
+function uniqueName(used: Set<string>, filename: string, dir?: string): string {
+  let name = filename;
+  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) {
+    const dot = filename.lastIndexOf('.');
+    name = dot > 0 ? `${filename.slice(0, dot)}-${n}${filename.slice(dot)}` : `${filename}-${n}`;
+  }
+  used.add(`${dir ?? ''}/${name}`);
+  return name;
+}
+
+export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
+  const { store, scheduler, log: baseLog } = deps;
+  const leaseSeconds = deps.leaseSeconds ?? deps.config.STEP_LEASE_SECONDS;
+  const task = await store.getTask(taskId);
+  if (!task || isEnded(task.status)) return;
+  const log = baseLog.child({ taskId, jobId: task.jobId, operation: task.operation });
+
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  if (task.status === 'processing' && (task.leaseUntil ?? 0) > nowSeconds) {
+    // Another run holds the task: look again when its lease would have run out.
+    await deps.requeue(task, Math.min(900, task.leaseUntil! - nowSeconds + 1));
+    return;
+  }
+  const claimed = await store.claim(task, leaseSeconds);
+  if (!claimed) return;
+  const attempt = claimed.attempt ?? 1;
+
+  const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
+  const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();
+  const controller = new AbortController();
+  let stopReason: 'timeout' | 'lost' | undefined;
+  const timer = setTimeout(() => {
+    stopReason = 'timeout';
+    controller.abort(new TaskFailure('TIMEOUT', `The task timed out after ${claimed.timeoutSeconds} seconds.`));
+  }, Math.max(0, remainingMs));
+  const heartbeat = setInterval(() => {
+    store
+      .heartbeat(claimed.id, attempt, leaseSeconds)
+      .then((owned) => {
+        if (!owned && !controller.signal.aborted) {
+          stopReason = 'lost';
+          controller.abort(new TaskFailure('CANCELLED', 'The task was cancelled.'));
+        }
+      })
+      .catch((err: unknown) => log.warn('lease renewal failed', { error: err }));
+  }, (leaseSeconds * 1000) / 3);
+
+  try {
+    const implementation = deps.implementations[claimed.operation];
+    if (!implementation) throw new TaskFailure('INTERNAL_ERROR', `This consumer cannot run ${claimed.operation}.`);
+    const inputs = await inputFiles(claimed, store);
+    const used = new Set<string>();
+    const ctx: OperationContext = {
+      task: claimed,
+      payload: claimed.payload,
+      inputs,
+      files: deps.files,
+      config: deps.config,
+      log,
+      signal: controller.signal,
+      open: async (file) => (await deps.files.get(file.key)).body,
+      async save(filename, body, opts = {}) {
+        const name = uniqueName(used, filename, opts.dir);
+        const key = outputKey(claimed.id, name, opts.dir);
+        if (typeof body === 'string' || Buffer.isBuffer(body)) {
+          const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+          await deps.files.put(key, bytes, { contentType: opts.contentType });
+          const md5 = createHash('md5').update(bytes).digest('hex');
+          return { filename: name, size: bytes.length, md5, ...(opts.dir ? { dir: opts.dir } : {}) } satisfies FileEntry;
+        }
+        const m = meter();
+        (body as Readable).on('error', (err) => m.stream.destroy(err));
+        await deps.files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
+        return { filename: name, ...m.result(), ...(opts.dir ? { dir: opts.dir } : {}) } satisfies FileEntry;
+      },
+    };
+    const outcome = await log.time('task run', () => abortable(implementation(ctx), controller.signal));
+    const finished = await store.finish(claimed.id, attempt, outcome.result, {
+      engine: outcome.engine ?? null,
+      engineVersion: outcome.engineVersion ?? null,
+      credits: outcome.credits ?? 0,
+    });
+    if (finished) await scheduler.afterEnd(finished);
+    else log.info('run finished after the task was taken from it; result discarded');
+  } catch (err) {
+    const failure = err instanceof TaskFailure ? err : controller.signal.reason instanceof TaskFailure && stopReason ? controller.signal.reason : undefined;
+    if (stopReason === 'lost') {
+      log.info('run stopped: the task was cancelled or taken over');
+      return;
+    }
+    if (failure && (!failure.retryable || stopReason === 'timeout')) {
+      log.info('task failed', { code: failure.code, message: failure.message });
+      const failed = await store.fail(claimed.id, { code: failure.code, message: failure.message }, { attempt });
+      if (failed) await scheduler.afterEnd(failed);
+      return;
+    }
+    // Retryable: give the lease back and let the queue deliver the message again.
+    log.warn('task run failed, will be retried', { error: err });
+    await store.release(claimed.id, attempt).catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(heartbeat);
+  }
+}
+
+/** Rejects as soon as the signal aborts, whatever the work is doing. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** The files of the task's input tasks, in input order. */
+async function inputFiles(task: TaskRecord, store: TaskStore): Promise<InputFile[]> {
+  const inputs = await store.getTasks(task.dependsOn);
+  const out: InputFile[] = [];
+  for (const input of inputs) {
+    if (input.status !== 'finished') throw new TaskFailure('INPUT_TASK_FAILED', 'Input task has failed');
+    for (const file of input.result?.files ?? []) {
+      out.push({ ...file, taskId: input.id, key: outputKey(input.id, file.filename, file.dir) });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+/**
+ * What happens around a task's run: queueing it once its inputs are finished (exactly once, even
+ * when two parents finish together), failing its dependants when it fails, and keeping the job's
+ * status in step with its tasks.
+ */
+import type { Logger } from '../log.js';
+import type { Queue } from '../queue/port.js';
+import { dependantsOf, deriveJobStatus, isEnded, type JobRecord, type TaskRecord } from './model.js';
+import { scrubPayload } from './secrets.js';
+import type { TaskStore } from './store.js';
+
+/** The message a step consumer receives. */
+export interface StepMessage {
+  taskId: string;
+}
+
+export interface SchedulerDeps {
+  store: TaskStore;
+  queue: Queue;
+  log: Logger;
+  /** Called once when a job reaches `finished` or `error` (webhooks). */
+  onJobEnded?: (job: JobRecord) => Promise<void>;
+}
+
+export const INPUT_TASK_FAILED = { code: 'INPUT_TASK_FAILED', message: 'Input task has failed' };
+
+export class Scheduler {
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  /** Queues the task for its step unless it was queued already. */
+  async enqueue(task: TaskRecord): Promise<void> {
+    if (!(await this.deps.store.markQueued(task.id))) return;
+    const message: StepMessage = { taskId: task.id };
+    await this.deps.queue.send(task.step, message);
+  }
+
+  /** Starts each task whose inputs have all finished; fails those with a failed input. */
+  async startReady(ids: readonly string[]): Promise<void> {
+    for (const task of await this.deps.store.getTasks(ids)) {
+      if (task.status !== 'waiting' || task.queuedAt) continue;
+      const inputs = await this.deps.store.getTasks(task.dependsOn);
+      if (inputs.length < task.dependsOn.length || inputs.some((i) => i.status === 'error')) {
+        const failed = await this.deps.store.fail(task.id, INPUT_TASK_FAILED, { from: ['waiting'] });
+        if (failed) await this.afterEnd(failed);
+      } else if (inputs.every((i) => i.status === 'finished')) {
+        await this.enqueue(task);
+      }
+    }
+  }
+
+  /** Everything that follows a task's end: its dependants, its secrets, its job. */
+  async afterEnd(task: TaskRecord): Promise<void> {
+    const scrubbed = scrubPayload(task.payload);
+    if (scrubbed !== task.payload) await this.deps.store.setPayload(task.id, scrubbed);
+    const dependants = dependantsOf(task);
+    if (task.status === 'finished') {
+      await this.startReady(dependants);
+    } else {
+      for (const dep of await this.deps.store.getTasks(dependants)) {
+        if (isEnded(dep.status)) continue;
+        const failed = await this.deps.store.fail(dep.id, INPUT_TASK_FAILED, { from: ['waiting'] });
+        if (failed) await this.afterEnd(failed);
+      }
+    }
+    if (task.jobId) await this.refreshJob(task.jobId);
+  }
+
+  /** Recomputes a job's status from its tasks; reports the job's end once. */
+  async refreshJob(jobId: string): Promise<JobRecord | undefined> {
+    const job = await this.deps.store.getJob(jobId);
+    if (!job || job.endedAt) return job;
+    const tasks = await this.deps.store.getTasks(job.taskIds);
+    const status = deriveJobStatus(tasks);
+    if (status === job.status) return job;
+    const now = new Date().toISOString();
+    const ended = status === 'finished' || status === 'error';
+    const updated = await this.deps.store.updateJob(
+      jobId,
+      { status, ...(job.startedAt || status === 'waiting' ? {} : { startedAt: now }), ...(ended ? { endedAt: now } : {}) },
+      // Only one caller records the end, so the job's end is announced once.
+      { oneOf: { status: ['waiting', 'processing'] } },
+    );
+    if (updated && ended) {
+      this.deps.log.info('job ended', { jobId, status });
+      await this.deps.onJobEnded?.(updated);
+    }
+    return updated ?? job;
+  }
+}

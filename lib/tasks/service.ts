@@ -1,0 +1,215 @@
+/**
+ * The file API's use cases on jobs and tasks: create (a job's task graph or one standalone task),
+ * cancel, retry, delete. Endpoints validate and render; this decides and writes.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { FileStore } from '../files/port.js';
+import type { Logger } from '../log.js';
+import { ApiError } from '../errors.js';
+import type { OperationSpec } from '../operations/catalog.js';
+import { outputKey, taskPrefix } from '../operations/types.js';
+import { epochSeconds } from '../state/port.js';
+import {
+  DEFAULT_TASK_TIMEOUT_SECONDS,
+  TASK_LIFETIME_SECONDS,
+  isEnded,
+  userJobsIndex,
+  userTasksIndex,
+  type JobRecord,
+  type TaskRecord,
+} from './model.js';
+import type { JobPlan } from './plan.js';
+import type { Scheduler } from './scheduler.js';
+import type { TaskStore } from './store.js';
+
+export interface TaskServiceDeps {
+  store: TaskStore;
+  scheduler: Scheduler;
+  files: FileStore;
+  log: Logger;
+  /** Largest upload accepted by an import/upload form, bytes. */
+  maxUploadBytes: number;
+}
+
+export const UPLOAD_FORM_SECONDS = 24 * 60 * 60;
+
+export class TaskService {
+  constructor(private readonly deps: TaskServiceDeps) {}
+
+  #newTask(args: {
+    userId: number;
+    jobId: string | null;
+    name?: string;
+    spec: OperationSpec;
+    payload: Record<string, unknown>;
+    dependsOn: string[];
+    now: Date;
+    retryOf?: string;
+  }): TaskRecord {
+    const id = randomUUID();
+    const createdAt = args.now.toISOString();
+    return {
+      pk: `task#${id}`,
+      sk: 'task',
+      gsi1pk: userTasksIndex(args.userId),
+      gsi1sk: `${createdAt}#${id}`,
+      id,
+      userId: args.userId,
+      jobId: args.jobId,
+      ...(args.name ? { name: args.name } : {}),
+      operation: args.spec.name,
+      step: args.spec.step,
+      status: 'waiting',
+      message: args.spec.waitsForUpload ? 'Waiting for upload' : null,
+      code: null,
+      percent: 0,
+      credits: null,
+      engine: null,
+      engineVersion: null,
+      payload: args.payload,
+      result: null,
+      createdAt,
+      startedAt: null,
+      endedAt: null,
+      expiresAt: epochSeconds(args.now) + TASK_LIFETIME_SECONDS,
+      dependsOn: args.dependsOn,
+      ignoreError: args.payload.ignore_error === true,
+      timeoutSeconds: typeof args.payload.timeout === 'number' ? args.payload.timeout : DEFAULT_TASK_TIMEOUT_SECONDS,
+      retryOf: args.retryOf ?? null,
+      copyOf: args.retryOf ?? null,
+    };
+  }
+
+  /**
+   * Work that happens at creation: content sent with the request is stored (state items are small,
+   * files are not), an upload task gets its signed form.
+   */
+  async #prepare(task: TaskRecord): Promise<void> {
+    const p = task.payload;
+    if (task.operation === 'import/raw' || task.operation === 'import/base64') {
+      const bytes = task.operation === 'import/raw' ? Buffer.from(String(p.file), 'utf8') : Buffer.from(String(p.file), 'base64');
+      const filename = String(p.filename);
+      await this.deps.files.put(outputKey(task.id, filename), bytes);
+      task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
+      // The content is in the file now; the payload keeps only its size.
+      task.payload = { ...p, file: `[${bytes.length} bytes]` };
+    }
+    if (task.operation === 'import/upload') {
+      const form = await this.deps.files.uploadForm(`uploads/${task.id}/\${filename}`, {
+        expiresInSeconds: UPLOAD_FORM_SECONDS,
+        maxBytes: this.deps.maxUploadBytes,
+        ...(typeof p.redirect === 'string' ? { redirect: p.redirect } : {}),
+      });
+      task.result = { form: { url: form.url, parameters: form.fields } };
+    }
+  }
+
+  async createJob(userId: number, plan: JobPlan, now = new Date()): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
+    const jobId = randomUUID();
+    const ids = new Map(plan.tasks.map((t) => [t.name, randomUUID()]));
+    const tasks = plan.tasks.map((t) => {
+      const task = this.#newTask({
+        userId,
+        jobId,
+        name: t.name,
+        spec: t.spec,
+        payload: t.payload,
+        dependsOn: t.inputNames.map((n) => ids.get(n)!),
+        now,
+      });
+      task.id = ids.get(t.name)!;
+      task.pk = `task#${task.id}`;
+      task.gsi1sk = `${task.createdAt}#${task.id}`;
+      return task;
+    });
+    for (const task of tasks) {
+      const dependants = tasks.filter((t) => t.dependsOn.includes(task.id)).map((t) => t.id);
+      if (dependants.length) task.dependants = new Set(dependants);
+      await this.#prepare(task);
+    }
+    const createdAt = now.toISOString();
+    const job: JobRecord = {
+      pk: `job#${jobId}`,
+      sk: 'job',
+      gsi1pk: userJobsIndex(userId),
+      gsi1sk: `${createdAt}#${jobId}`,
+      id: jobId,
+      userId,
+      tag: plan.tag,
+      status: 'waiting',
+      createdAt,
+      startedAt: null,
+      endedAt: null,
+      expiresAt: epochSeconds(now) + TASK_LIFETIME_SECONDS,
+      taskIds: tasks.map((t) => t.id),
+      webhookUrl: plan.webhookUrl,
+    };
+    await this.deps.store.createJob(job, tasks);
+    this.deps.log.info('job created', { jobId, tasks: tasks.length });
+    for (const task of tasks) {
+      if (task.dependsOn.length === 0 && task.operation !== 'import/upload') await this.deps.scheduler.enqueue(task);
+    }
+    return { job, tasks };
+  }
+
+  /** A standalone task: `input` names task ids the caller can see. */
+  async createTask(
+    userId: number,
+    spec: OperationSpec,
+    payload: Record<string, unknown>,
+    inputIds: string[],
+    opts: { retryOf?: string } = {},
+  ): Promise<TaskRecord> {
+    const inputs = await this.deps.store.getTasks(inputIds);
+    const missing = inputIds.filter((id) => !inputs.some((t) => t.id === id && t.userId === userId));
+    if (missing.length) {
+      throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', {
+        fields: { input: missing.map((id) => `There is no task with id ${id}.`) },
+      });
+    }
+    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf });
+    await this.#prepare(task);
+    await this.deps.store.createTask(task);
+    if (spec.waitsForUpload) return task;
+    // Register with the inputs first, then look: an input that finishes in between starts this task
+    // itself, and starting is idempotent.
+    for (const id of inputIds) await this.deps.store.addDependant(id, task.id);
+    await this.deps.scheduler.startReady([task.id]);
+    return (await this.deps.store.getTask(task.id)) ?? task;
+  }
+
+  async cancel(task: TaskRecord): Promise<TaskRecord> {
+    if (isEnded(task.status)) {
+      throw new ApiError('FAILED_PRECONDITION', 'The given data was invalid.', {
+        fields: { status: ['Cannot change status: task already completed.'] },
+      });
+    }
+    const cancelled = await this.deps.store.fail(task.id, { code: 'CANCELLED', message: 'The task was cancelled.' }, {
+      from: ['waiting', 'processing'],
+    });
+    if (!cancelled) return this.cancel((await this.deps.store.getTask(task.id)) ?? { ...task, status: 'finished' });
+    await this.deps.scheduler.afterEnd(cancelled);
+    return cancelled;
+  }
+
+  /** A new task with the same arguments and inputs (`retry_of_task_id` set). */
+  async retry(task: TaskRecord, spec: OperationSpec): Promise<TaskRecord> {
+    if (spec.waitsForUpload || task.operation === 'import/raw' || task.operation === 'import/base64') {
+      throw new ApiError('FAILED_PRECONDITION', `A ${task.operation} task cannot be retried; create a new one.`);
+    }
+    const retried = await this.createTask(task.userId, spec, task.payload, task.dependsOn, { retryOf: task.id });
+    return retried;
+  }
+
+  async deleteTask(task: TaskRecord): Promise<void> {
+    if (!isEnded(task.status)) await this.cancel(task).catch(() => undefined);
+    await this.deps.files.deletePrefix(taskPrefix(task.id));
+    await this.deps.files.deletePrefix(`uploads/${task.id}/`);
+    await this.deps.store.deleteTask(task.id);
+  }
+
+  async deleteJob(job: JobRecord): Promise<void> {
+    for (const task of await this.deps.store.getTasks(job.taskIds)) await this.deleteTask(task);
+    await this.deps.store.deleteJob(job.id);
+  }
+}

@@ -1,0 +1,82 @@
+/** Jobs and tasks as the file API shows them (CloudConvert v2 shapes). */
+import { toIsoSeconds } from '../time.js';
+import type { JobRecord, TaskRecord } from './model.js';
+import { redactPayload } from './secrets.js';
+
+export type Include = 'payload' | 'tasks' | 'depends_on_tasks' | 'job' | 'retries';
+
+export function parseInclude(value: string | undefined): Set<Include> {
+  return new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean) as Include[]);
+}
+
+const ts = (v: string | null | undefined) => (v ? toIsoSeconds(v) : null);
+
+export interface ViewContext {
+  baseUrl: string;
+  include: Set<Include>;
+  /** Tasks by id, for `depends_on_tasks`. */
+  related?: Map<string, TaskRecord>;
+  job?: JobRecord;
+}
+
+export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: task.id,
+    ...(task.jobId ? { name: task.name ?? null } : {}),
+    job_id: task.jobId,
+    operation: task.operation,
+    status: task.status,
+    message: task.message,
+    code: task.code,
+    percent: task.percent,
+    credits: task.credits,
+    engine: task.engine,
+    engine_version: task.engineVersion,
+    result: task.result ? publicResult(task) : null,
+    created_at: ts(task.createdAt),
+    started_at: ts(task.startedAt),
+    ended_at: ts(task.endedAt),
+    retry_of_task_id: task.retryOf,
+    copy_of_task_id: task.copyOf,
+    user_id: task.userId,
+    priority: 0,
+    host_name: null,
+    storage: null,
+    region: null,
+    depends_on_task_ids: task.dependsOn,
+    links: { self: `${ctx.baseUrl}/v2/tasks/${task.id}` },
+  };
+  if (ctx.include.has('payload')) view.payload = redactPayload(task.payload);
+  if (ctx.include.has('retries')) view.retries = [];
+  if (ctx.include.has('depends_on_tasks')) {
+    view.depends_on_tasks = task.dependsOn
+      .map((id) => ctx.related?.get(id))
+      .filter((t): t is TaskRecord => Boolean(t))
+      .map((t) => taskView(t, { ...ctx, include: new Set() }));
+  }
+  if (ctx.include.has('job') && ctx.job) view.job = jobView(ctx.job, undefined, { ...ctx, include: new Set() });
+  return view;
+}
+
+/** `result` without internal fields; an upload form only while the task waits for its file. */
+function publicResult(task: TaskRecord) {
+  const { form, ...rest } = task.result ?? {};
+  return task.status === 'waiting' && form ? { ...rest, form } : rest;
+}
+
+export function jobView(job: JobRecord, tasks: TaskRecord[] | undefined, ctx: ViewContext): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: job.id,
+    tag: job.tag,
+    status: job.status,
+    created_at: ts(job.createdAt),
+    started_at: ts(job.startedAt),
+    ended_at: ts(job.endedAt),
+    links: { self: `${ctx.baseUrl}/v2/jobs/${job.id}` },
+  };
+  if (tasks) {
+    const related = new Map(tasks.map((t) => [t.id, t]));
+    view.tasks = tasks.map((t) => taskView(t, { ...ctx, related, include: new Set([...ctx.include].filter((i) => i !== 'tasks')) }));
+  }
+  return view;
+}

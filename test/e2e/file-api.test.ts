@@ -1,0 +1,208 @@
+/**
+ * The file API through the official `cloudconvert` SDK against the whole platform (serverless-offline,
+ * queues, consumers, object storage), as a user of the SDK would drive it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { cloudConvertClient } from '../support/cloudconvert.js';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'file-api-e2e-'));
+let platform: Platform;
+let cc: ReturnType<typeof cloudConvertClient>;
+
+/** A server on loopback that must never be reached by the service (loopback is not allowed). */
+let target: Server;
+let targetHits = 0;
+/** The one loopback host the service may reach (FETCH_ALLOW_HOSTS), which serves a file or redirects. */
+let allowed: Server;
+let redirectTo = '';
+const listen = async (server: Server) => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return (server.address() as AddressInfo).port;
+};
+
+beforeAll(async () => {
+  target = createServer((_req, res) => {
+    targetHits++;
+    res.end('internal secret');
+  });
+  allowed = createServer((req, res) => {
+    if (req.url === '/redirect') res.writeHead(302, { location: redirectTo }).end();
+    else res.writeHead(200, { 'content-disposition': 'attachment; filename="public.txt"' }).end('public data');
+  });
+  const [targetPort, allowedPort] = [await listen(target), await listen(allowed)];
+  process.env.TARGET_PORT = String(targetPort);
+  process.env.ALLOWED_PORT = String(allowedPort);
+  platform = await startPlatform({
+    dataDir,
+    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: `127.0.0.1:${allowedPort}` },
+  });
+  cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
+});
+afterAll(async () => {
+  await platform?.stop();
+  target?.close();
+  allowed?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const bytes = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
+
+describe('jobs through the cloudconvert SDK', () => {
+  it('import/base64 → export/url: wait, download, the same bytes', async () => {
+    const created = await cc.jobs.create({
+      tag: 'e2e',
+      tasks: {
+        'import-it': { operation: 'import/base64', file: bytes.toString('base64'), filename: 'data.bin' },
+        'export-it': { operation: 'export/url', input: 'import-it' },
+      },
+    });
+    expect(created.status).toMatch(/waiting|processing/);
+    expect(created.tasks).toHaveLength(2);
+
+    const job = await cc.jobs.wait(created.id);
+    expect(job.status).toBe('finished');
+    const [file] = cc.jobs.getExportUrls(job);
+    expect(file?.filename).toBe('data.bin');
+    const download = await fetch(file!.url!);
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(download.headers.get('content-disposition')).toContain('attachment');
+  });
+
+  it('rejects a job without tasks with 422 and errors.tasks', async () => {
+    const res = await fetch(`${platform.baseUrl}/v2/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${platform.apiKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { code: string; errors: Record<string, string[]> };
+    expect(body.code).toBe('INVALID_DATA');
+    expect(body.errors.tasks).toBeDefined();
+    await expect(cc.jobs.create({ tasks: {} } as never)).rejects.toThrow();
+  });
+
+  it('names the offending task fields: unknown input, unknown operation, cycles', async () => {
+    const res = await fetch(`${platform.baseUrl}/v2/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${platform.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tasks: {
+          a: { operation: 'export/url', input: 'nope' },
+          b: { operation: 'no/such-op' },
+          c: { operation: 'import/raw', file: 'x' },
+        },
+      }),
+    });
+    expect(res.status).toBe(422);
+    const { errors } = (await res.json()) as { errors: Record<string, string[]> };
+    expect(Object.keys(errors).sort()).toEqual(['tasks.a.input', 'tasks.b.operation', 'tasks.c.filename']);
+  });
+
+  it('cancels a waiting task', async () => {
+    const task = await cc.tasks.create('import/upload', {});
+    expect(task.status).toBe('waiting');
+    const cancelled = await cc.tasks.cancel(task.id);
+    expect(cancelled.status).toBe('error');
+    expect(cancelled.code).toBe('CANCELLED');
+  });
+
+  it('deleting the job makes its export URL stop serving the file', async () => {
+    const job = await cc.jobs.wait(
+      (
+        await cc.jobs.create({
+          tasks: {
+            raw: { operation: 'import/raw', file: 'hello, world', filename: 'hello.txt' },
+            url: { operation: 'export/url', input: ['raw'], inline: true },
+          },
+        })
+      ).id,
+    );
+    const [file] = cc.jobs.getExportUrls(job);
+    const before = await fetch(file!.url!);
+    expect(await before.text()).toBe('hello, world');
+    expect(before.headers.get('content-disposition')).toContain('inline');
+    await cc.jobs.delete(job.id);
+    const after = await fetch(file!.url!);
+    expect(after.status).toBe(404);
+    await expect(cc.jobs.get(job.id)).rejects.toThrow();
+  });
+
+  it('archives several files into one zip URL', async () => {
+    const job = await cc.jobs.wait(
+      (
+        await cc.jobs.create({
+          tasks: {
+            one: { operation: 'import/raw', file: 'first', filename: 'one.txt' },
+            two: { operation: 'import/raw', file: 'second', filename: 'two.txt' },
+            out: { operation: 'export/url', input: ['one', 'two'], archive_multiple_files: true },
+          },
+        })
+      ).id,
+    );
+    expect(job.status).toBe('finished');
+    const files = cc.jobs.getExportUrls(job);
+    expect(files).toHaveLength(1);
+    const zip = Buffer.from(await (await fetch(files[0]!.url!)).arrayBuffer());
+    expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+    expect(zip.includes(Buffer.from('one.txt'))).toBe(true);
+    expect(zip.includes(Buffer.from('two.txt'))).toBe(true);
+  });
+
+  it('fails the dependants of a failed task with INPUT_TASK_FAILED', async () => {
+    const job = await cc.jobs.wait(
+      (
+        await cc.jobs.create({
+          tasks: {
+            fetch: { operation: 'import/url', url: 'http://127.0.0.1:9/nothing.bin' },
+            out: { operation: 'export/url', input: 'fetch' },
+          },
+        })
+      ).id,
+    );
+    expect(job.status).toBe('error');
+    const byName = Object.fromEntries(job.tasks.map((t) => [t.name, t]));
+    expect(byName.fetch?.status).toBe('error');
+    expect(byName.out).toMatchObject({ status: 'error', code: 'INPUT_TASK_FAILED' });
+  });
+});
+
+describe('import/url never reaches internal addresses', () => {
+  const importJob = async (url: string) =>
+    cc.jobs.wait((await cc.jobs.create({ tasks: { fetch: { operation: 'import/url', url } } })).id);
+
+  it('downloads from an allowed host, with the name from Content-Disposition', async () => {
+    const job = await importJob(`http://127.0.0.1:${process.env.ALLOWED_PORT}/file`);
+    expect(job.status).toBe('finished');
+    expect(job.tasks[0]!.result?.files?.[0]).toMatchObject({ filename: 'public.txt', size: 11 });
+  });
+
+  it.each([
+    ['the metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['loopback', () => `http://127.0.0.1:${process.env.TARGET_PORT}/`],
+    ['an IPv4-mapped IPv6 loopback', () => `http://[::ffff:127.0.0.1]:${process.env.TARGET_PORT}/`],
+    ['a hexadecimal loopback', () => `http://0x7f.0.0.1:${process.env.TARGET_PORT}/`],
+    ['a redirect from an allowed host to loopback', () => {
+      redirectTo = `http://127.0.0.1:${process.env.TARGET_PORT}/`;
+      return `http://127.0.0.1:${process.env.ALLOWED_PORT}/redirect`;
+    }],
+    ['a redirect to the metadata address', () => {
+      redirectTo = 'http://169.254.169.254/latest/meta-data/';
+      return `http://127.0.0.1:${process.env.ALLOWED_PORT}/redirect`;
+    }],
+  ])('ends the task in error for %s, and nothing reaches the target', async (_label, url) => {
+    const hits = targetHits;
+    const job = await importJob(url());
+    expect(job.status).toBe('error');
+    expect(job.tasks[0]).toMatchObject({ status: 'error', code: 'DOWNLOAD_FAILED' });
+    expect(job.tasks[0]!.message).toMatch(/Refusing|not allowed|forbidden/i);
+    expect(targetHits).toBe(hits);
+  });
+});

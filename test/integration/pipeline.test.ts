@@ -1,0 +1,227 @@
+/**
+ * The pipeline's guarantees under at-least-once delivery, with the real state store (dynalite) and
+ * object storage (s3rver): duplicate deliveries, parents finishing together, a crashed consumer,
+ * cancellation and timeouts. The queue is a recording stand-in: these tests deliver by hand.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '#lib/config.js';
+import { createLogger } from '#lib/log.js';
+import { archive } from '#lib/operations/archive.js';
+import { exportUrl } from '#lib/operations/export-url.js';
+import { importStaged } from '#lib/operations/import-staged.js';
+import { TaskFailure, type Implementation } from '#lib/operations/types.js';
+import type { Queue, QueueName } from '#lib/queue/port.js';
+import { planJob } from '#lib/tasks/plan.js';
+import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
+import { Scheduler } from '#lib/tasks/scheduler.js';
+import { TaskService } from '#lib/tasks/service.js';
+import { TaskStore } from '#lib/tasks/store.js';
+import { sweep } from '#lib/tasks/sweeper.js';
+import { startStateBackend } from '../support/dynalite.js';
+import { startFilesBackend } from '../support/s3rver.js';
+
+class RecordingQueue implements Queue {
+  sent: Array<{ queue: QueueName; message: any; delaySeconds?: number }> = [];
+  async send(queue: QueueName, message: unknown, opts: { delaySeconds?: number } = {}) {
+    this.sent.push({ queue, message, delaySeconds: opts.delaySeconds });
+  }
+  async sendMany(queue: QueueName, messages: unknown[]) {
+    for (const m of messages) await this.send(queue, m);
+  }
+  take(queue: QueueName) {
+    const out = this.sent.filter((s) => s.queue === queue);
+    this.sent = this.sent.filter((s) => s.queue !== queue);
+    return out;
+  }
+}
+
+let state: Awaited<ReturnType<typeof startStateBackend>>;
+let files: Awaited<ReturnType<typeof startFilesBackend>>;
+let queue: RecordingQueue;
+let store: TaskStore;
+let scheduler: Scheduler;
+let service: TaskService;
+const log = createLogger({}, { level: 'silent' });
+const config = parseConfig({
+  STATE_TABLE: 'state',
+  FILES_BUCKET: 'files',
+  IMPORT_QUEUE: 'i',
+  PROCESS_QUEUE: 'p',
+  EXPORT_QUEUE: 'e',
+  OPERATIONS_QUEUE: 'o',
+  WEBHOOKS_QUEUE: 'w',
+});
+
+beforeAll(async () => {
+  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
+});
+afterAll(async () => {
+  await Promise.all([state.close(), files.close()]);
+});
+beforeEach(() => {
+  queue = new RecordingQueue();
+  store = new TaskStore(state.store);
+  scheduler = new Scheduler({ store, queue, log });
+  service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+});
+
+const deps = (implementations: Record<string, Implementation>, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
+  store,
+  scheduler,
+  files: files.files,
+  config,
+  log,
+  implementations,
+  requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }),
+  ...extra,
+});
+
+const steps = { 'import/raw': importStaged, 'export/url': exportUrl, archive };
+
+describe('the pipeline under at-least-once delivery', () => {
+  it('runs a task once when its message is delivered twice at the same time', async () => {
+    const { tasks } = await service.createJob(1, planJob({
+      tasks: {
+        raw: { operation: 'import/raw', file: 'abc', filename: 'a.txt' },
+        out: { operation: 'export/url', input: 'raw' },
+      },
+    }));
+    const [first] = queue.take('import');
+    expect(first?.message.taskId).toBe(tasks[0]!.id);
+    await Promise.all([runTask(first!.message.taskId, deps(steps)), runTask(first!.message.taskId, deps(steps))]);
+    const raw = await store.getTask(tasks[0]!.id);
+    expect(raw).toMatchObject({ status: 'finished', attempt: 1 });
+    // The export is queued exactly once, although both deliveries saw the import end.
+    expect(queue.take('export')).toHaveLength(1);
+    // A late third delivery does nothing.
+    await runTask(tasks[0]!.id, deps(steps));
+    expect(queue.sent).toHaveLength(0);
+  });
+
+  it('starts a task once when its two inputs finish together', async () => {
+    const { tasks } = await service.createJob(1, planJob({
+      tasks: {
+        a: { operation: 'import/raw', file: 'A', filename: 'a.txt' },
+        b: { operation: 'import/raw', file: 'B', filename: 'b.txt' },
+        zip: { operation: 'archive', input: ['a', 'b'], output_format: 'zip' },
+      },
+    }));
+    const imports = queue.take('import');
+    expect(imports).toHaveLength(2);
+    await Promise.all(imports.map((m) => runTask(m.message.taskId, deps(steps))));
+    const processing = queue.take('process');
+    expect(processing).toHaveLength(1);
+    await runTask(processing[0]!.message.taskId, deps(steps));
+    const zip = await store.getTask(tasks.find((t) => t.name === 'zip')!.id);
+    expect(zip?.status).toBe('finished');
+    expect(zip?.result?.files?.[0]?.filename).toBe('archive.zip');
+    const job = await store.getJob(tasks[0]!.jobId!);
+    expect(job?.status).toBe('finished');
+  });
+
+  it('takes over from a consumer that died, once its lease has run out', async () => {
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    queue.take('import');
+    const current = (await store.getTask(task.id))!;
+    // A first consumer claimed it and vanished (no heartbeat, no end).
+    expect(await store.claim(current, 30)).toBeDefined();
+    // Redelivered while the lease is live: looked at again later, not run twice.
+    await runTask(task.id, deps(steps));
+    const later = queue.take('import');
+    expect(later).toHaveLength(1);
+    expect(later[0]!.delaySeconds).toBeGreaterThan(25);
+    // Once the lease has run out, the next delivery runs it.
+    await state.store.update({ pk: `task#${task.id}`, sk: 'task' }, { set: { leaseUntil: 1 } });
+    await runTask(task.id, deps(steps));
+    expect(await store.getTask(task.id)).toMatchObject({ status: 'finished', attempt: 2 });
+  });
+
+  it('stops a run that is cancelled and keeps the cancellation', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const slow: Implementation = (ctx) =>
+      new Promise((_, reject) => {
+        started();
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+      });
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    const run = runTask(task.id, deps({ 'import/raw': slow }, { leaseSeconds: 3 }));
+    await running;
+    await service.cancel((await store.getTask(task.id))!);
+    await run;
+    expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'CANCELLED' });
+  });
+
+  it('ends a task that runs past its timeout with TIMEOUT', async () => {
+    const never: Implementation = () => new Promise(() => {});
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+      timeout: 1,
+    }, []);
+    await runTask(task.id, deps({ 'import/raw': never }));
+    expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
+  });
+
+  it('retries retryable failures through the queue and ends others at once', async () => {
+    let calls = 0;
+    const flaky: Implementation = async (ctx) => {
+      calls++;
+      if (calls === 1) throw new TaskFailure('DOWNLOAD_FAILED', 'connection reset', true);
+      return importStaged(ctx);
+    };
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    await expect(runTask(task.id, deps({ 'import/raw': flaky }))).rejects.toThrow('connection reset');
+    // The lease was given back: the redelivery runs at once.
+    await runTask(task.id, deps({ 'import/raw': flaky }));
+    expect(await store.getTask(task.id)).toMatchObject({ status: 'finished', attempt: 2 });
+
+    const broken: Implementation = async () => {
+      throw new TaskFailure('DOWNLOAD_FAILED', 'HTTP 404', false);
+    };
+    const other = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    await runTask(other.id, deps({ 'import/raw': broken }));
+    expect(await store.getTask(other.id)).toMatchObject({ status: 'error', code: 'DOWNLOAD_FAILED', message: 'HTTP 404' });
+  });
+
+  it('sweeps: expired tasks go with their files, abandoned runs end or start again', async () => {
+    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const make = (extra: Record<string, unknown> = {}) =>
+      service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', ...extra }, []);
+    const old = await make();
+    const stuck = await make({ timeout: 60 });
+    const lost = await make();
+    queue.take('import');
+    for (const t of [stuck, lost]) await store.claim((await store.getTask(t.id))!, 30);
+    const key = (id: string) => ({ pk: `task#${id}`, sk: 'task' });
+    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    await state.store.update(key(old.id), { set: { expiresAt: 5 } });
+    await state.store.update(key(stuck.id), { set: { leaseUntil: 5, startedAt: hourAgo } });
+    await state.store.update(key(lost.id), { set: { leaseUntil: 5 } });
+    expect(await files.files.list(`tasks/${old.id}/`)).toHaveLength(1);
+
+    const swept = await sweep({ state: state.store, store, scheduler, files: files.files, queue, log });
+    expect(swept.expired).toBeGreaterThanOrEqual(1);
+    expect(await state.store.scan({ filter: { equals: { id: old.id } } })).toMatchObject({ items: [] });
+    expect(await files.files.list(`tasks/${old.id}/`)).toHaveLength(0);
+    expect(await store.getTask(stuck.id)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
+    expect(queue.take('import').map((m) => m.message.taskId)).toEqual([lost.id]);
+  });
+});

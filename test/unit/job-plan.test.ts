@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '#lib/errors.js';
+import { deriveJobStatus } from '#lib/tasks/model.js';
+import { findCycle, planJob } from '#lib/tasks/plan.js';
+import { HIDDEN, redactPayload } from '#lib/tasks/secrets.js';
+
+function fieldsOf(body: unknown): Record<string, string[]> {
+  try {
+    planJob(body);
+  } catch (err) {
+    if (err instanceof ApiError) return err.fields ?? {};
+    throw err;
+  }
+  throw new Error('expected the plan to be refused');
+}
+
+describe('job plans', () => {
+  it('accepts a graph and normalises input to a list of names', () => {
+    const plan = planJob({
+      tag: 'x',
+      tasks: {
+        a: { operation: 'import/raw', file: 'hi', filename: 'a.txt' },
+        b: { operation: 'export/url', input: 'a', inline: true, custom_flag: 1 },
+      },
+    });
+    expect(plan.tag).toBe('x');
+    const b = plan.tasks.find((t) => t.name === 'b')!;
+    expect(b.inputNames).toEqual(['a']);
+    expect(b.payload).toMatchObject({ operation: 'export/url', input: ['a'], inline: true, custom_flag: 1 });
+  });
+
+  it('refuses a job without tasks under the field tasks', () => {
+    expect(Object.keys(fieldsOf({}))).toEqual(['tasks']);
+    expect(Object.keys(fieldsOf({ tasks: {} }))).toEqual(['tasks']);
+    expect(Object.keys(fieldsOf({ tasks: [] }))).toEqual(['tasks']);
+  });
+
+  it('reports every problem at once, keyed by task and field', () => {
+    const fields = fieldsOf({
+      webhook_url: 'not a url',
+      tasks: {
+        'bad name!': { operation: 'import/raw' },
+        a: { operation: 'export/url' },
+        b: { operation: 'export/url', input: ['missing', 'b'] },
+        c: { operation: 'thumbnail-of-nothing' },
+        d: { operation: 'import/url', url: 'ftp://example.com/x' },
+        e: { operation: 'import/raw', file: 'x', filename: 'x', input: 'a' },
+      },
+    });
+    expect(Object.keys(fields).sort()).toEqual(
+      ['tasks.a.input', 'tasks.b.input', 'tasks.bad name!', 'tasks.c.operation', 'tasks.d.url', 'tasks.e.input', 'webhook_url'].sort(),
+    );
+    expect(fields['tasks.b.input']).toHaveLength(2);
+  });
+
+  it('finds cycles and names them', () => {
+    const fields = fieldsOf({
+      tasks: {
+        a: { operation: 'archive', output_format: 'zip', input: 'c' },
+        b: { operation: 'archive', output_format: 'zip', input: 'a' },
+        c: { operation: 'archive', output_format: 'zip', input: 'b' },
+      },
+    });
+    expect(Object.values(fields).flat()[0]).toMatch(/cycle/);
+    expect(findCycle([{ name: 'x', inputNames: [] }])).toBeUndefined();
+    expect(findCycle([{ name: 'x', inputNames: ['y'] }, { name: 'y', inputNames: ['x'] }])).toEqual(['x', 'y', 'x']);
+  });
+});
+
+describe('job status from task statuses', () => {
+  const t = (status: 'waiting' | 'processing' | 'finished' | 'error', ignoreError = false) => ({ status, ignoreError });
+  it('is waiting, then processing, then finished', () => {
+    expect(deriveJobStatus([t('waiting'), t('waiting')])).toBe('waiting');
+    expect(deriveJobStatus([t('finished'), t('waiting')])).toBe('processing');
+    expect(deriveJobStatus([t('finished'), t('finished')])).toBe('finished');
+  });
+  it('ends in error once everything ended and a task failed, unless it ignores errors', () => {
+    expect(deriveJobStatus([t('error'), t('processing')])).toBe('processing');
+    expect(deriveJobStatus([t('error'), t('error')])).toBe('error');
+    expect(deriveJobStatus([t('error', true), t('finished')])).toBe('finished');
+  });
+});
+
+describe('secrets in task arguments', () => {
+  it('hides keys, tokens, credential headers and URL passwords', () => {
+    const shown = redactPayload({
+      operation: 'export/s3',
+      bucket: 'b',
+      access_key_id: 'AKIA',
+      secret_access_key: 'very-secret',
+      session_token: 'tok',
+      headers: { Authorization: 'Bearer x', Accept: 'text/plain' },
+      url: 'https://user:pass@example.com/file?x=1',
+    });
+    expect(shown).toMatchObject({
+      bucket: 'b',
+      secret_access_key: HIDDEN,
+      session_token: HIDDEN,
+      headers: { Authorization: HIDDEN, Accept: 'text/plain' },
+    });
+    expect(JSON.stringify(shown)).not.toMatch(/very-secret|Bearer x|pass@/);
+  });
+});
