@@ -6,7 +6,7 @@
  * `npm start` and the e2e tests both start it through `startPlatform`.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { CreateBucketCommand, BucketAlreadyOwnedByYou, PutBucketCorsCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +24,8 @@ import { createS3Client } from '../files/s3.js';
 import { DynamoStateStore } from '../state/dynamodb.js';
 import { ensureStateTable } from '../state/table.js';
 import { lambdaInvoker, startDispatcher } from './dispatcher.js';
+import { forwardS3Events } from './s3-events.js';
+import { startS3Front } from './s3-front.js';
 import { readServiceDefinition, type QueueDefinition } from './service-definition.js';
 import { startSqsServer } from './sqs-server.js';
 
@@ -127,12 +129,20 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => new Promise((r) => dyn.close(r)));
     const dynamodb = `http://127.0.0.1:${dynamoPort}`;
 
-    // Files: s3rver on the file system.
-    const s3Port = await freePort(opts.s3Port ?? 0);
-    const s3rver = new S3rver({ port: s3Port, address: '127.0.0.1', silent: true, directory: path.join(opts.dataDir, 's3') });
+    // Files: s3rver on the file system, behind a front that makes browser-form uploads behave as on
+    // S3 (policy checks, `${filename}` keys, lenient multipart); the front is the S3 endpoint.
+    const s3rverPort = await freePort();
+    const s3rver = new S3rver({ port: s3rverPort, address: '127.0.0.1', silent: true, directory: path.join(opts.dataDir, 's3') });
     await s3rver.run();
     stoppers.push(() => s3rver.close());
-    const s3 = `http://127.0.0.1:${s3Port}`;
+    const front = await startS3Front({
+      target: `http://127.0.0.1:${s3rverPort}`,
+      port: await freePort(opts.s3Port ?? 0),
+      credentials: LOCAL_CREDENTIALS,
+      spoolDir: path.join(opts.dataDir, 's3-spool'),
+    });
+    stoppers.push(() => front.close());
+    const s3 = front.url;
 
     // Queues: the embedded SQS-protocol server, persisted to one file.
     const sqsServer = await startSqsServer({ port: opts.sqsPort ?? 0, persistFile: path.join(opts.dataDir, 'sqs.json'), region: REGION });
@@ -263,6 +273,26 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       })),
     });
     stoppers.push(() => dispatcher.stop());
+
+    // Object-created events of uploads, as S3 sends them through EventBridge, to their function.
+    const uploadTarget = definition.eventBridgeTargets.find((t) => t.source === 'aws.s3');
+    if (uploadTarget) {
+      const invokeLambda = new LambdaClient({ ...client, endpoint: lambda });
+      const forwarder = forwardS3Events(s3rver, {
+        bucket,
+        prefix: uploadTarget.keyPrefix,
+        deliver: async (event) => {
+          const out = await invokeLambda.send(
+            new InvokeCommand({ FunctionName: `${definition.service}-${stage}-${uploadTarget.functionKey}`, Payload: JSON.stringify(event) }),
+          );
+          if (out.FunctionError) throw new Error(`${uploadTarget.functionKey} failed: ${Buffer.from(out.Payload ?? []).toString()}`);
+        },
+      });
+      stoppers.push(async () => {
+        forwarder();
+        await forwarder.idle();
+      });
+    }
     // Tells `npm run keys` where the running platform's state lives (the LevelDB files are locked).
     const stateFile = path.join(opts.dataDir, 'platform.json');
     await writeFile(stateFile, JSON.stringify({ pid: process.pid, baseUrl, dynamodb, table }, null, 2));

@@ -30,6 +30,8 @@ export interface ServiceDefinition {
   mappings: MappingDefinition[];
   /** HTTP routes as `[METHOD, path]`. */
   routes: Array<[string, string]>;
+  /** Functions triggered by EventBridge rules on AWS events (e.g. S3 "Object Created"). */
+  eventBridgeTargets: Array<{ functionKey: string; source: string; keyPrefix?: string }>;
 }
 
 type Yaml = Record<string, any>;
@@ -72,6 +74,7 @@ export function readServiceDefinition(file = 'serverless.yml'): ServiceDefinitio
 
   const mappings: MappingDefinition[] = [];
   const routes: Array<[string, string]> = [];
+  const eventBridgeTargets: ServiceDefinition['eventBridgeTargets'] = [];
   for (const [functionKey, fn] of Object.entries<Yaml>(doc.functions ?? {})) {
     for (const event of fn.events ?? []) {
       if (event.sqs) {
@@ -85,8 +88,13 @@ export function readServiceDefinition(file = 'serverless.yml'): ServiceDefinitio
           reportBatchItemFailures: event.sqs.functionResponseType === 'ReportBatchItemFailures',
         });
       }
+      const pattern = event.eventBridge?.pattern;
+      if (pattern?.source?.[0]) {
+        const prefix = pattern.detail?.object?.key?.[0]?.prefix;
+        eventBridgeTargets.push({ functionKey, source: String(pattern.source[0]), keyPrefix: prefix ? String(prefix) : undefined });
+      }
       if (event.httpApi) routes.push([String(event.httpApi.method).toUpperCase(), String(event.httpApi.path)]);
     }
   }
-  return { service: String(doc.service), queues, mappings, routes };
+  return { service: String(doc.service), queues, mappings, routes, eventBridgeTargets };
 }

@@ -2,7 +2,9 @@
  * The file API through the official `cloudconvert` SDK against the whole platform (serverless-offline,
  * queues, consumers, object storage), as a user of the SDK would drive it.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,6 +106,50 @@ describe('jobs through the cloudconvert SDK', () => {
     expect(res.status).toBe(422);
     const { errors } = (await res.json()) as { errors: Record<string, string[]> };
     expect(Object.keys(errors).sort()).toEqual(['tasks.a.input', 'tasks.b.operation', 'tasks.c.filename']);
+  });
+
+  it('uploads a 50 MB file named "my report.pdf" with tasks.upload, straight to storage', async () => {
+    const created = await cc.jobs.create({
+      tasks: { up: { operation: 'import/upload' }, out: { operation: 'export/url', input: 'up' } },
+    });
+    const upload = created.tasks.find((t) => t.name === 'up')!;
+    expect(upload.status).toBe('waiting');
+    expect(upload.result?.form?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    const size = 50 * 1024 * 1024;
+    const sent = createHash('md5');
+    const chunks = function* () {
+      for (let i = 0; i < size / 65536; i++) {
+        const chunk = Buffer.alloc(65536, i % 251);
+        chunk.writeUInt32BE(i, 0);
+        sent.update(chunk);
+        yield chunk;
+      }
+    };
+    await cc.tasks.upload(upload, Readable.from(chunks()), 'my report.pdf', size);
+
+    const job = await cc.jobs.wait(created.id);
+    expect(job.status).toBe('finished');
+    const done = job.tasks.find((t) => t.name === 'up')!;
+    expect(done.result?.files?.[0]).toMatchObject({ filename: 'my report.pdf', size });
+    const [file] = cc.jobs.getExportUrls(job);
+    expect(file?.filename).toBe('my report.pdf');
+    const download = await fetch(file!.url!);
+    const received = createHash('md5');
+    for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) received.update(chunk);
+    expect(received.digest('hex')).toBe(sent.digest('hex'));
+  });
+
+  it('refuses an upload to a form whose signature was tampered with', async () => {
+    const task = await cc.tasks.create('import/upload', {});
+    const form = task.result!.form!;
+    const body = new FormData();
+    for (const [k, v] of Object.entries(form.parameters as Record<string, string>)) {
+      body.append(k, k === 'X-Amz-Signature' || k === 'x-amz-signature' ? '0'.repeat(64) : String(v));
+    }
+    body.append('file', new Blob(['x']), 'x.txt');
+    const res = await fetch(form.url, { method: 'POST', body });
+    expect(res.status).toBe(403);
+    expect((await cc.tasks.get(task.id)).status).toBe('waiting');
   });
 
   it('cancels a waiting task', async () => {
