@@ -8,14 +8,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startPlatform } from '#lib/local/platform.js';
 import { call } from '../test/support/lambda.js';
+import { engineScenarios, startBenchSite } from './engines.js';
 import { graphqlScenario, measureHandlerColdImport, startBareGraphqlServer } from './graphql.js';
+import { largeFileRun } from './large-file.js';
 import { measure, table, type Result } from './measure.js';
+import { pipelineScenarios } from './pipeline.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-'));
-const platform = await startPlatform({ dataDir, output: 'ignore', env: { LOG_LEVEL: 'warn', RATE_LIMIT: '100000000' } });
+// The page capture-website benchmarks; the platform may reach its host.
+const benchSite = await startBenchSite();
+const platform = await startPlatform({
+  dataDir,
+  output: 'ignore',
+  env: { LOG_LEVEL: 'warn', RATE_LIMIT: '100000000', FETCH_ALLOW_HOSTS: benchSite.host },
+});
 const rows: Result[] = [];
 const ratios: string[] = [];
 
@@ -80,10 +89,19 @@ try {
       `first invocation ${cold.firstInvokeMs.median.toFixed(0)} ms (median of ${cold.runs})`,
   );
 
+  ratios.push(...(await pipelineScenarios(platform)));
+  ratios.push(...(await engineScenarios(platform, benchSite)));
+  const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
+  ratios.push(
+    `${large.mib} MiB import/url → export/url → download: ${large.seconds.toFixed(1)} s, intact ${large.intact}; peak RSS ` +
+      `${large.importPeakRssMiB.toFixed(0)} MiB (import consumer), ${large.exportPeakRssMiB.toFixed(0)} MiB (export consumer), each alone in its process`,
+  );
+
   console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n`);
   console.log(table(rows));
   console.log('\n' + ratios.join('\n'));
 } finally {
   await platform.stop();
+  await benchSite.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -9,6 +9,63 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const optionalUrl = z.string().url().optional().or(z.literal('').transform(() => undefined));
+const list = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+/** An executable: a name looked up on PATH or an absolute path; empty means the default name. */
+const executable = (name: string) =>
+  z
+    .string()
+    .default(name)
+    .transform((v) => v.trim() || name);
+
+/**
+ * The processing engines' settings. Kept apart so that code which only validates requests against
+ * the engines (create endpoints, discovery) can read them without the rest (`engineConfig()`).
+ */
+const engineShape = {
+  /**
+   * Engine order per operation, where it differs from the built-in one: `operation=engine,engine`
+   * entries separated by `;` (e.g. `optimize=qpdf,ghostscript;thumbnail=sharp`). The first engine that
+   * is available and supports the format pair runs the task unless the task names an `engine`.
+   */
+  ENGINE_ORDER: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const order: Record<string, string[]> = {};
+      for (const entry of v.split(';').map((e) => e.trim()).filter(Boolean)) {
+        const match = /^([a-z0-9/_-]+)\s*=\s*([a-z0-9_,\s-]+)$/i.exec(entry);
+        if (!match) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not operation=engine,engine` });
+          continue;
+        }
+        order[match[1]!] = match[2]!.split(',').map((e) => e.trim()).filter(Boolean);
+      }
+      return order;
+    }),
+  /** Engines to treat as not installed (comma-separated names, e.g. `libreoffice,chrome`). */
+  ENGINES_DISABLED: list,
+  /** A system Chromium for capture-website and HTML conversion (e.g. `/usr/bin/chromium`); it then becomes the default version of the `chrome` engine. Unset: the bundled `@sparticuz/chromium`. */
+  CHROMIUM_PATH: z.string().default('').transform((v) => v.trim() || undefined),
+  /** The native tools, by name on PATH or by absolute path. A tool that is not found makes its engine "not available". */
+  FFMPEG_PATH: executable('ffmpeg'),
+  FFPROBE_PATH: executable('ffprobe'),
+  GHOSTSCRIPT_PATH: executable('gs'),
+  QPDF_PATH: executable('qpdf'),
+  SOFFICE_PATH: executable('soffice'),
+  /** exiftool (exiftool-vendored) runs on perl. */
+  PERL_PATH: executable('perl'),
+  /** Where engine calls get their temporary folders (one per call, removed afterwards). Default: the OS temp folder. */
+  ENGINE_TMP_DIR: z.string().default(''),
+  /** Images whose header declares more pixels than this are refused before decoding. */
+  MAX_IMAGE_PIXELS: z.coerce.number().int().positive().default(100_000_000),
+  /** PDFs with more pages than this are refused before processing. */
+  MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
+  /** PDFs larger than this (bytes) are refused before they are read. */
+  MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
+};
 
 const schema = z.object({
   SERVICE_NAME: z.string().default('api-platform'),
@@ -37,8 +94,11 @@ const schema = z.object({
   /** Job and task creations allowed per API key per window. */
   RATE_LIMIT: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
-  /** Largest JSON request body accepted, in bytes. */
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
+  /**
+   * Largest JSON request body accepted, in bytes: 5 MiB, below Lambda's 6 MB request payload limit,
+   * so import/base64 and import/raw carry files of up to about 3.7 MB and 5 MB.
+   */
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
 
   /** The account that API keys belong to, as `GET /v2/users/me` reports it. */
   ACCOUNT_USERNAME: z.string().min(1).default('local'),
@@ -78,6 +138,26 @@ const schema = z.object({
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */
   SYNC_MAX_WAIT_SECONDS: z.coerce.number().positive().max(28).default(25),
 
+  /**
+   * User storage endpoints the operator may point elsewhere (tests, sovereign clouds). Azure: a template
+   * with `{account}` (default `https://{account}.blob.core.windows.net`). Google Cloud Storage: the JSON
+   * API endpoint and the OAuth 2.0 token endpoint of the service-account JWT exchange (Google's when unset).
+   */
+  AZURE_BLOB_ENDPOINT: z
+    .string()
+    .default('')
+    .refine((v) => v === '' || (v.includes('{account}') && /^https?:\/\//.test(v)), 'must be an http(s) URL template holding {account}'),
+  GCS_API_ENDPOINT: optionalUrl,
+  GCS_TOKEN_URL: optionalUrl,
+
+  /** Webhook deliveries: the waits before each retry after a network error or a 5xx (at most 900 s each), and the request timeout. */
+  WEBHOOK_RETRY_DELAYS_SECONDS: z
+    .string()
+    .default('30,120,600')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean).map(Number))
+    .pipe(z.array(z.number().int().min(0).max(900))),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(120).default(15),
+
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Allows user-requested fetches to loopback addresses. Tests only; never in the cloud. */
   ALLOW_LOOPBACK_FETCH: bool.default(false),
@@ -86,9 +166,13 @@ const schema = z.object({
     .string()
     .default('')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+
+  ...engineShape,
 });
 
 export type Config = z.infer<typeof schema>;
+const engineSchema = z.object(engineShape);
+export type EngineConfig = z.infer<typeof engineSchema>;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -101,6 +185,24 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration, set these environment variables: ${problems}`);
   }
   return result.data;
+}
+
+/** The engine settings alone (see `engineShape`), validated like the rest. */
+export function parseEngineConfig(env: Record<string, string | undefined>): EngineConfig {
+  const result = engineSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration, set these environment variables: ${problems}`);
+  }
+  return result.data;
+}
+
+let cachedEngines: EngineConfig | undefined;
+
+/** The engine settings of this process, parsed on first use; works where the rest is not configured. */
+export function engineConfig(): EngineConfig {
+  cachedEngines ??= parseEngineConfig(process.env);
+  return cachedEngines;
 }
 
 let cached: Config | undefined;

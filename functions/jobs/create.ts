@@ -7,6 +7,6 @@ import { jobView, parseInclude } from '#lib/tasks/views.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bodyRequired: true }, async (req) => {
   const plan = planJob(req.body);
-  const { job, tasks } = await taskService().createJob(req.principal.userId, plan);
+  const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
   return json(201, { data: jobView(job, tasks, { baseUrl: req.baseUrl, include: parseInclude(req.query.include) }) });
 });

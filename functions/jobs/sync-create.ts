@@ -19,7 +19,7 @@ export const handler = fileApiRoute(
     if (redirect && !plan.tasks.some((t) => t.spec.name === 'export/url')) {
       throw invalid('The given data was invalid.', { redirect: ['redirect needs an export/url task in the job.'] });
     }
-    const { job } = await taskService().createJob(req.principal.userId, plan);
+    const { job } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
     const store = taskStore();
     const ended = await waitFor(() => store.getJob(job.id), (j) => !j || Boolean(j.endedAt), config().SYNC_MAX_WAIT_SECONDS * 1000);
     return jobResponse(ended ?? job, req, { redirect, status: 201 });

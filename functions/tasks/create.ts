@@ -15,7 +15,10 @@ export const handler = fileApiRoute(
     const checked = validateTask(req.body ?? {}, '', errors, operation);
     if (!checked && errors.operation) throw new ApiError('NOT_FOUND', `There is no operation ${operation}.`);
     if (!checked || Object.keys(errors).length) throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', { fields: errors });
-    const task = await taskService().createTask(req.principal.userId, checked.spec, checked.payload, checked.inputs);
+    const task = await taskService().createTask(req.principal.userId, checked.spec, checked.payload, checked.inputs, {
+      keyId: req.principal.keyId,
+      baseUrl: req.baseUrl,
+    });
     return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include) }) });
   },
 );

@@ -1,4 +1,5 @@
 /** Scheduled: deletes expired jobs and tasks with their files, ends or requeues abandoned runs. */
+import { config } from '#lib/config.js';
 import { stateStore } from '#lib/platform/clients.js';
 import { fileStore } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
@@ -14,5 +15,6 @@ export async function handler() {
     files: fileStore(),
     queue: queueClient(),
     log: rootLogger().child({ function: 'sweeper' }),
+    graceSeconds: Math.max(30, 3 * config().STEP_LEASE_SECONDS),
   });
 }

@@ -51,6 +51,8 @@ export interface PlatformOptions {
   buildDir?: string;
   /** Run the esbuild bundles (as deployed) instead of the TypeScript sources. Slower to start. */
   bundle?: boolean;
+  /** Deliver queue messages to the consumer functions (default true); off when a caller drives them itself. */
+  dispatch?: boolean;
   /** Where serverless-offline's output goes. */
   output?: 'inherit' | 'ignore';
   log?: (line: string) => void;
@@ -60,8 +62,14 @@ export interface Platform {
   baseUrl: string;
   apiKey: string;
   endpoints: { dynamodb: string; s3: string; sqs: string; lambda: string };
+  /** The serverless-offline process, where the functions run (for measurements). */
+  functionsPid: number;
   env: Record<string, string>;
-  stop(): Promise<void>;
+  /**
+   * Stops everything. `abrupt` first kills the functions' process outright, as a crash or a power
+   * cut would, so that runs in progress end without finishing.
+   */
+  stop(opts?: { abrupt?: boolean }): Promise<void>;
 }
 
 /** Local credentials: s3rver only accepts its own; dynalite and the SQS server accept any. */
@@ -115,7 +123,15 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const log = opts.log ?? (() => {});
   const definition = readServiceDefinition(path.join(root, 'serverless.yml'));
   const stoppers: Array<() => Promise<unknown>> = [];
-  const stop = async () => {
+  let functionsPid = 0;
+  const stop = async (how: { abrupt?: boolean } = {}) => {
+    if (how.abrupt && functionsPid) {
+      try {
+        process.kill(-functionsPid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     for (const s of stoppers.reverse()) await s().catch(() => {});
   };
 
@@ -209,6 +225,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
       AWS_ENDPOINT_URL_S3: s3,
       AWS_ENDPOINT_URL_SQS: sqs,
+      SWEEP_RATE: 'rate(1 minute)',
       STATE_TABLE: table,
       FILES_BUCKET: bucket,
       ...Object.fromEntries(definition.queues.filter((q) => q.envVar).map((q) => [q.envVar!, q.localName])),
@@ -236,10 +253,11 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         detached: true,
       },
     );
+    functionsPid = child.pid ?? 0;
     stoppers.push(
       () =>
         new Promise<void>((resolve) => {
-          if (child.exitCode !== null || !child.pid) return resolve();
+          if (child.exitCode !== null || child.signalCode !== null || !child.pid) return resolve();
           child.once('exit', () => resolve());
           try {
             process.kill(-child.pid, 'SIGTERM');
@@ -264,12 +282,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       sqs: sqsClient,
       region: REGION,
       invoke: lambdaInvoker(new LambdaClient({ ...client, endpoint: lambda })),
-      mappings: definition.mappings.map((m) => ({
+      mappings: (opts.dispatch === false ? [] : definition.mappings).map((m) => ({
         queueName: definition.queues.find((q) => q.logicalId === m.queueLogicalId)?.localName ?? m.queueLogicalId,
         functionName: `${definition.service}-${stage}-${m.functionKey}`,
         batchSize: m.batchSize,
         maximumBatchingWindowSeconds: m.maximumBatchingWindow,
         reportBatchItemFailures: m.reportBatchItemFailures,
+        // Lambda polls a queue with several pollers and scales out; a few concurrent batches locally.
+        concurrency: m.maximumConcurrency ?? Number(process.env.LOCAL_POLLERS ?? 4),
       })),
     });
     stoppers.push(() => dispatcher.stop());
@@ -299,7 +319,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => rm(stateFile, { force: true }));
     log(`platform ready at ${baseUrl}`);
 
-    return { baseUrl, apiKey, endpoints: { dynamodb, s3, sqs, lambda }, env, stop };
+    return { baseUrl, apiKey, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, stop };
   } catch (err) {
     await stop();
     throw err;

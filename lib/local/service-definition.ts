@@ -22,6 +22,8 @@ export interface MappingDefinition {
   batchSize: number;
   maximumBatchingWindow: number;
   reportBatchItemFailures: boolean;
+  /** `maximumConcurrency` of the event source mapping, when set. */
+  maximumConcurrency?: number;
 }
 
 export interface ServiceDefinition {
@@ -86,6 +88,7 @@ export function readServiceDefinition(file = 'serverless.yml'): ServiceDefinitio
           batchSize: Number(event.sqs.batchSize ?? 10),
           maximumBatchingWindow: Number(event.sqs.maximumBatchingWindow ?? 0),
           reportBatchItemFailures: event.sqs.functionResponseType === 'ReportBatchItemFailures',
+          maximumConcurrency: event.sqs.maximumConcurrency ? Number(event.sqs.maximumConcurrency) : undefined,
         });
       }
       const pattern = event.eventBridge?.pattern;

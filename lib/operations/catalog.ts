@@ -6,29 +6,12 @@
  */
 import { z } from 'zod';
 import type { Step } from '../tasks/model.js';
+import { STORAGE_OPERATIONS } from './storage-catalog.js';
+import { withEngineCheck } from '../engines/validation.js';
+import { common, filename, headers } from './fields.js';
+import { PROCESSING_OPERATIONS } from './processing-catalog.js';
 
-/** `input` as given: a task name or id, or several; stored as a list. */
-export const inputField = z
-  .union([z.string().min(1, 'must name a task'), z.array(z.string().min(1, 'must name a task')).min(1)])
-  .transform((v) => (Array.isArray(v) ? v : [v]));
-
-const filename = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((s) => !/[/\\\0]/.test(s) && s !== '.' && s !== '..', 'must be a plain file name without slashes');
-
-/** Arguments every task accepts. Unknown arguments are kept and echoed in `payload`. */
-const common = {
-  input: inputField.optional(),
-  ignore_error: z.boolean().optional(),
-  timeout: z.number().int().positive().max(24 * 60 * 60).optional(),
-  engine: z.string().optional(),
-  engine_version: z.string().optional(),
-  name: z.string().optional(),
-};
-
-const headers = z.record(z.string(), z.string());
+export { inputField } from './fields.js';
 
 export interface OperationSpec {
   name: string;
@@ -87,12 +70,19 @@ export const OPERATIONS: readonly OperationSpec[] = [
     name: 'archive',
     step: 'process',
     inputs: 'required',
-    schema: z.looseObject({
-      ...common,
-      output_format: z.enum(['zip', 'tar', 'tar.gz', 'tgz']),
-      filename: filename.optional(),
-    }),
+    schema: withEngineCheck(
+      'archive',
+      z.looseObject({
+        ...common,
+        output_format: z.enum(['zip', 'tar', 'tar.gz', 'tgz']),
+        filename: filename.optional(),
+      }),
+    ),
   }),
+  // Processing on engines: convert, thumbnail, watermark, capture-website, optimize, metadata, metadata/write, merge.
+  ...PROCESSING_OPERATIONS,
+  // Storage imports and exports, export/upload and their neutral aliases.
+  ...STORAGE_OPERATIONS,
 ];
 
 const byName = new Map<string, OperationSpec>();

@@ -58,18 +58,31 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   const { store, scheduler, log: baseLog } = deps;
   const leaseSeconds = deps.leaseSeconds ?? deps.config.STEP_LEASE_SECONDS;
   const task = await store.getTask(taskId);
-  if (!task || isEnded(task.status)) return;
+  if (!task) return;
   const log = baseLog.child({ taskId, jobId: task.jobId, operation: task.operation });
+  if (isEnded(task.status)) {
+    // Delivered again after the task ended: the run that ended it may have died before scheduling
+    // what follows. Doing that again is harmless (every step is conditional) and closes the gap.
+    await scheduler.afterEnd(task, true);
+    return;
+  }
 
   const nowSeconds = Math.floor(Date.now() / 1000);
   if (task.status === 'processing' && (task.leaseUntil ?? 0) > nowSeconds) {
     // Another run holds the task: look again when its lease would have run out.
-    await deps.requeue(task, Math.min(900, task.leaseUntil! - nowSeconds + 1));
+    const delay = Math.min(900, task.leaseUntil! - nowSeconds + 1);
+    log.info('task held by another run, looking again later', { delaySeconds: delay });
+    await deps.requeue(task, delay);
     return;
   }
   const claimed = await store.claim(task, leaseSeconds);
-  if (!claimed) return;
+  if (!claimed) {
+    log.info('task claimed by another run');
+    return;
+  }
   const attempt = claimed.attempt ?? 1;
+  // The job is processing from its first task's start.
+  if (claimed.jobId && attempt === 1) await scheduler.refreshJob(claimed.jobId);
 
   const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
   const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();

@@ -20,6 +20,11 @@ export interface SchedulerDeps {
   log: Logger;
   /** Called once when a job reaches `finished` or `error` (webhooks). */
   onJobEnded?: (job: JobRecord) => Promise<void>;
+  /**
+   * Called when a task has reached `finished` or `error`, before its job is updated (webhooks); again
+   * when that end is recovered after a redelivery, so listeners see it at least once.
+   */
+  onTaskEnded?: (task: TaskRecord) => Promise<void>;
 }
 
 export const INPUT_TASK_FAILED = { code: 'INPUT_TASK_FAILED', message: 'Input task has failed' };
@@ -27,34 +32,42 @@ export const INPUT_TASK_FAILED = { code: 'INPUT_TASK_FAILED', message: 'Input ta
 export class Scheduler {
   constructor(private readonly deps: SchedulerDeps) {}
 
-  /** Queues the task for its step unless it was queued already. */
-  async enqueue(task: TaskRecord): Promise<void> {
-    if (!(await this.deps.store.markQueued(task.id))) return;
+  /**
+   * Queues the task for its step unless it was queued already. `again` sends it even so: for
+   * recovery, when the sender may have died between marking and sending (a duplicate message is
+   * harmless, the consumer's claim is conditional).
+   */
+  async enqueue(task: TaskRecord, again = false): Promise<void> {
+    if (!(await this.deps.store.markQueued(task.id)) && !again) return;
     const message: StepMessage = { taskId: task.id };
     await this.deps.queue.send(task.step, message);
   }
 
   /** Starts each task whose inputs have all finished; fails those with a failed input. */
-  async startReady(ids: readonly string[]): Promise<void> {
+  async startReady(ids: readonly string[], recovering = false): Promise<void> {
     for (const task of await this.deps.store.getTasks(ids)) {
-      if (task.status !== 'waiting' || task.queuedAt) continue;
+      if (task.status !== 'waiting' || (task.queuedAt && !recovering)) continue;
       const inputs = await this.deps.store.getTasks(task.dependsOn);
       if (inputs.length < task.dependsOn.length || inputs.some((i) => i.status === 'error')) {
         const failed = await this.deps.store.fail(task.id, INPUT_TASK_FAILED, { from: ['waiting'] });
         if (failed) await this.afterEnd(failed);
       } else if (inputs.every((i) => i.status === 'finished')) {
-        await this.enqueue(task);
+        await this.enqueue(task, recovering);
       }
     }
   }
 
-  /** Everything that follows a task's end: its dependants, its secrets, its job. */
-  async afterEnd(task: TaskRecord): Promise<void> {
+  /**
+   * Everything that follows a task's end: its dependants, its secrets, its job. `recovering` when
+   * it runs again for a task that had already ended (a redelivered message).
+   */
+  async afterEnd(task: TaskRecord, recovering = false): Promise<void> {
     const scrubbed = scrubPayload(task.payload);
     if (scrubbed !== task.payload) await this.deps.store.setPayload(task.id, scrubbed);
+    await this.deps.onTaskEnded?.(task);
     const dependants = dependantsOf(task);
     if (task.status === 'finished') {
-      await this.startReady(dependants);
+      await this.startReady(dependants, recovering);
     } else {
       for (const dep of await this.deps.store.getTasks(dependants)) {
         if (isEnded(dep.status)) continue;

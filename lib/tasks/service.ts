@@ -29,7 +29,21 @@ export interface TaskServiceDeps {
   log: Logger;
   /** Largest upload accepted by an import/upload form, bytes. */
   maxUploadBytes: number;
+  /** Called once a job with its tasks, or a standalone task, is stored (webhooks). */
+  onJobCreated?: (job: JobRecord, tasks: TaskRecord[]) => Promise<void>;
+  onTaskCreated?: (task: TaskRecord) => Promise<void>;
 }
+
+/** Who created a job or task: the API key (webhooks can be assigned to keys) and the base URL of its links. */
+export interface TaskOrigin {
+  keyId?: string;
+  baseUrl?: string;
+}
+
+const originFields = (origin: TaskOrigin) => ({
+  ...(origin.keyId ? { keyId: origin.keyId } : {}),
+  ...(origin.baseUrl ? { baseUrl: origin.baseUrl } : {}),
+});
 
 export const UPLOAD_FORM_SECONDS = 24 * 60 * 60;
 
@@ -45,6 +59,7 @@ export class TaskService {
     dependsOn: string[];
     now: Date;
     retryOf?: string;
+    origin?: TaskOrigin;
   }): TaskRecord {
     const id = randomUUID();
     const createdAt = args.now.toISOString();
@@ -77,6 +92,7 @@ export class TaskService {
       timeoutSeconds: typeof args.payload.timeout === 'number' ? args.payload.timeout : DEFAULT_TASK_TIMEOUT_SECONDS,
       retryOf: args.retryOf ?? null,
       copyOf: args.retryOf ?? null,
+      ...originFields(args.origin ?? {}),
     };
   }
 
@@ -104,7 +120,7 @@ export class TaskService {
     }
   }
 
-  async createJob(userId: number, plan: JobPlan, now = new Date()): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
+  async createJob(userId: number, plan: JobPlan, now = new Date(), origin: TaskOrigin = {}): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
     const jobId = randomUUID();
     const ids = new Map(plan.tasks.map((t) => [t.name, randomUUID()]));
     const tasks = plan.tasks.map((t) => {
@@ -143,9 +159,11 @@ export class TaskService {
       expiresAt: epochSeconds(now) + TASK_LIFETIME_SECONDS,
       taskIds: tasks.map((t) => t.id),
       webhookUrl: plan.webhookUrl,
+      ...originFields(origin),
     };
     await this.deps.store.createJob(job, tasks);
     this.deps.log.info('job created', { jobId, tasks: tasks.length });
+    await this.deps.onJobCreated?.(job, tasks);
     for (const task of tasks) {
       if (task.dependsOn.length === 0 && task.operation !== 'import/upload') await this.deps.scheduler.enqueue(task);
     }
@@ -158,7 +176,7 @@ export class TaskService {
     spec: OperationSpec,
     payload: Record<string, unknown>,
     inputIds: string[],
-    opts: { retryOf?: string } = {},
+    opts: { retryOf?: string } & TaskOrigin = {},
   ): Promise<TaskRecord> {
     const inputs = await this.deps.store.getTasks(inputIds);
     const missing = inputIds.filter((id) => !inputs.some((t) => t.id === id && t.userId === userId));
@@ -167,9 +185,10 @@ export class TaskService {
         fields: { input: missing.map((id) => `There is no task with id ${id}.`) },
       });
     }
-    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf });
+    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf, origin: opts });
     await this.#prepare(task);
     await this.deps.store.createTask(task);
+    await this.deps.onTaskCreated?.(task);
     if (spec.waitsForUpload) return task;
     // Register with the inputs first, then look: an input that finishes in between starts this task
     // itself, and starting is idempotent.
@@ -197,7 +216,11 @@ export class TaskService {
     if (spec.waitsForUpload || task.operation === 'import/raw' || task.operation === 'import/base64') {
       throw new ApiError('FAILED_PRECONDITION', `A ${task.operation} task cannot be retried; create a new one.`);
     }
-    const retried = await this.createTask(task.userId, spec, task.payload, task.dependsOn, { retryOf: task.id });
+    const retried = await this.createTask(task.userId, spec, task.payload, task.dependsOn, {
+      retryOf: task.id,
+      keyId: typeof task.keyId === 'string' ? task.keyId : undefined,
+      baseUrl: typeof task.baseUrl === 'string' ? task.baseUrl : undefined,
+    });
     return retried;
   }
 

@@ -20,8 +20,12 @@ export interface SweepDeps {
   files: FileStore;
   queue: Queue;
   log: Logger;
-  /** A lapsed lease must be this old before the task counts as abandoned (its message may be in flight). */
-  graceSeconds?: number;
+  /**
+   * A lease must have lapsed this long before its task counts as abandoned (a redelivered message
+   * would have claimed it by then), and a queued task must have waited this long before its message
+   * counts as lost. Sending again is harmless either way: claims are conditional.
+   */
+  graceSeconds: number;
 }
 
 async function each<T extends Item>(state: StateStore, filter: Parameters<StateStore['scan']>[0]['filter'], fn: (item: T) => Promise<void>) {
@@ -47,7 +51,7 @@ export async function sweep(deps: SweepDeps, now = Date.now()): Promise<{ expire
 
   let timedOut = 0;
   let requeued = 0;
-  const grace = deps.graceSeconds ?? 900;
+  const grace = deps.graceSeconds;
   await each<TaskRecord>(deps.state, { equals: { status: 'processing' }, below: { leaseUntil: nowSeconds - grace } }, async (task) => {
     const deadline = Date.parse(task.startedAt ?? task.createdAt) + task.timeoutSeconds * 1000;
     if (deadline <= now) {
@@ -62,6 +66,13 @@ export async function sweep(deps: SweepDeps, now = Date.now()): Promise<{ expire
       }
     } else {
       await deps.queue.send(task.step, { taskId: task.id });
+      requeued++;
+    }
+  });
+  // Waiting tasks marked queued long ago: the sender may have died before its message went out.
+  await each<TaskRecord>(deps.state, { equals: { status: 'waiting', sk: 'task' } }, async (task) => {
+    if (task.queuedAt && Date.parse(task.queuedAt) < now - grace * 1000) {
+      await deps.scheduler.enqueue(task, true);
       requeued++;
     }
   });

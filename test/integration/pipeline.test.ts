@@ -93,9 +93,13 @@ describe('the pipeline under at-least-once delivery', () => {
     expect(raw).toMatchObject({ status: 'finished', attempt: 1 });
     // The export is queued exactly once, although both deliveries saw the import end.
     expect(queue.take('export')).toHaveLength(1);
-    // A late third delivery does nothing.
+    // A late third delivery may send the export's message again (recovery after a crash), but the
+    // export still runs once.
     await runTask(tasks[0]!.id, deps(steps));
-    expect(queue.sent).toHaveLength(0);
+    const exports = queue.take('export');
+    expect(exports.length).toBeLessThanOrEqual(1);
+    for (const m of [...exports, ...exports]) await runTask(m.message.taskId, deps(steps));
+    expect(await store.getTask(tasks[1]!.id)).toMatchObject({ status: 'finished', attempt: 1 });
   });
 
   it('starts a task once when its two inputs finish together', async () => {
@@ -217,7 +221,7 @@ describe('the pipeline under at-least-once delivery', () => {
     await state.store.update(key(lost.id), { set: { leaseUntil: 5 } });
     expect(await files.files.list(`tasks/${old.id}/`)).toHaveLength(1);
 
-    const swept = await sweep({ state: state.store, store, scheduler, files: files.files, queue, log });
+    const swept = await sweep({ state: state.store, store, scheduler, files: files.files, queue, log, graceSeconds: 60 });
     expect(swept.expired).toBeGreaterThanOrEqual(1);
     expect(await state.store.scan({ filter: { equals: { id: old.id } } })).toMatchObject({ items: [] });
     expect(await files.files.list(`tasks/${old.id}/`)).toHaveLength(0);

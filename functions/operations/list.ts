@@ -1,0 +1,12 @@
+/**
+ * GET /v2/operations: what this installation can run, one row per operation, format pair and engine;
+ * `filter[operation|input_format|output_format|engine|engine_version]`, `include=options,engine_versions`,
+ * `alternatives=true` for the non-default engines too.
+ */
+import { fileApiRoute } from '#lib/http/file-api.js';
+import { json } from '#lib/http/types.js';
+import { discover, discoveryQuery } from '#lib/operations/discovery.js';
+
+export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas: { query: discoveryQuery } }, async (req) =>
+  json(200, { data: discover(req.query) }),
+);

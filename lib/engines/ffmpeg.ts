@@ -1,0 +1,183 @@
+/**
+ * The FFmpeg engine: video and audio conversion, video thumbnails at a timestamp, video watermarks
+ * (the watermark is rendered by sharp, exactly as on images, and laid over every frame).
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { EngineConfig } from '../config.js';
+import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
+import { TaskFailure } from '../operations/types.js';
+import { AUDIO_FORMATS, mimeType, normalizeFormat } from './formats.js';
+import { findExecutable } from './probe.js';
+import { fitInside, placement, renderWatermark, thumbnailFile, type WatermarkSpec } from './sharp.js';
+import { runTool } from './tool.js';
+
+const VIDEO_CODECS: Record<string, string> = { h264: 'libx264', h265: 'libx265', vp9: 'libvpx-vp9', av1: 'libsvtav1', mpeg4: 'mpeg4', copy: 'copy' };
+const AUDIO_CODECS: Record<string, string> = { aac: 'aac', mp3: 'libmp3lame', opus: 'libopus', vorbis: 'libvorbis', flac: 'flac', pcm: 'pcm_s16le', copy: 'copy' };
+/** The usual codecs of each container. */
+const CONTAINER_DEFAULTS: Record<string, { video?: string; audio: string }> = {
+  mp4: { video: 'h264', audio: 'aac' },
+  mov: { video: 'h264', audio: 'aac' },
+  mkv: { video: 'h264', audio: 'aac' },
+  webm: { video: 'vp9', audio: 'opus' },
+  avi: { video: 'mpeg4', audio: 'mp3' },
+  mp3: { audio: 'mp3' },
+  wav: { audio: 'pcm' },
+  ogg: { audio: 'vorbis' },
+  m4a: { audio: 'aac' },
+  flac: { audio: 'flac' },
+  opus: { audio: 'opus' },
+};
+
+export interface MediaInfo {
+  duration: number;
+  width?: number;
+  height?: number;
+  hasAudio: boolean;
+}
+
+/** Duration, frame size and whether there is sound, from ffprobe. */
+export async function probe(call: Pick<EngineCall, 'config' | 'dir' | 'signal'>, file: string, settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config): Promise<MediaInfo> {
+  const ffprobe = findExecutable(settings.FFPROBE_PATH);
+  if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
+  const { stdout } = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
+    cwd: call.dir,
+    signal: call.signal,
+    captureStdout: true,
+  });
+  const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<{ codec_type?: string; width?: number; height?: number; duration?: string }> };
+  const video = info.streams?.find((s) => s.codec_type === 'video');
+  const duration = Number(info.format?.duration ?? video?.duration ?? 0);
+  return {
+    duration: Number.isFinite(duration) ? duration : 0,
+    width: video?.width,
+    height: video?.height,
+    hasAudio: Boolean(info.streams?.some((s) => s.codec_type === 'audio')),
+  };
+}
+
+const ffmpeg = (call: EngineCall, args: string[]) =>
+  runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], { cwd: call.dir, signal: call.signal });
+
+/** A scale filter for `width`/`height` that keeps the aspect ratio and even sizes (H.264 needs them). */
+function scaleFilter(width?: number, height?: number): string | undefined {
+  if (width === undefined && height === undefined) return undefined;
+  if (width !== undefined && height !== undefined) {
+    return `scale=${width}:${height}:force_original_aspect_ratio=decrease,scale=trunc(iw/2)*2:trunc(ih/2)*2`;
+  }
+  return width !== undefined ? `scale=${width}:-2` : `scale=-2:${height}`;
+}
+
+function videoArgs(codecName: string, p: Record<string, any>): string[] {
+  const codec = VIDEO_CODECS[codecName] ?? codecName;
+  if (codec === 'copy') return ['-c:v', 'copy'];
+  const args = ['-c:v', codec];
+  const crf = p.crf ?? (codec === 'libvpx-vp9' ? 32 : codec === 'libsvtav1' ? 35 : 23);
+  if (codec === 'libx264' || codec === 'libx265') args.push('-crf', String(crf), '-preset', String(p.preset ?? 'medium'), '-pix_fmt', 'yuv420p');
+  else if (codec === 'libvpx-vp9') args.push('-crf', String(crf), '-b:v', '0', '-row-mt', '1', '-deadline', 'good', '-cpu-used', '4');
+  else if (codec === 'libsvtav1') args.push('-crf', String(crf), '-preset', '8');
+  else if (codec === 'mpeg4') args.push('-q:v', '4');
+  return args;
+}
+
+function audioArgs(codecName: string, p: Record<string, any>): string[] {
+  if (codecName === 'none') return ['-an'];
+  const codec = AUDIO_CODECS[codecName] ?? codecName;
+  if (codec === 'copy') return ['-c:a', 'copy'];
+  const lossless = codec === 'flac' || codec.startsWith('pcm_');
+  return ['-c:a', codec, ...(lossless ? [] : ['-b:a', `${p.audio_bitrate ?? 128}k`])];
+}
+
+/** convert: video → video, audio or gif; audio → audio. */
+export async function convertMedia(call: EngineCall): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const p = call.payload;
+  const to = normalizeFormat(String(p.output_format));
+  const [name] = call.names(to, 1);
+  const out = call.output(name!);
+  const args = ['-i', input!.path, '-map_metadata', '0'];
+  if (to === 'gif') {
+    const scale = scaleFilter(p.width ?? (p.height === undefined ? 480 : undefined), p.height) ?? 'scale=480:-2';
+    args.push('-an', '-filter_complex', `fps=${p.fps ?? 10},${scale}:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`);
+  } else if ((AUDIO_FORMATS as readonly string[]).includes(to)) {
+    args.push('-vn', ...audioArgs(p.audio_codec ?? CONTAINER_DEFAULTS[to]!.audio, p));
+  } else {
+    const defaults = CONTAINER_DEFAULTS[to]!;
+    args.push(...videoArgs(p.video_codec ?? defaults.video!, p));
+    const scale = scaleFilter(p.width, p.height);
+    if (scale && p.video_codec !== 'copy') args.push('-vf', scale);
+    if (p.fps !== undefined && p.video_codec !== 'copy') args.push('-r', String(p.fps));
+    args.push(...audioArgs(p.audio_codec ?? defaults.audio, p));
+    if (to === 'mp4' || to === 'mov') args.push('-movflags', '+faststart');
+  }
+  await ffmpeg(call, [...args, out]);
+  return { files: [{ path: out, filename: name!, contentType: mimeType(to) }] };
+}
+
+/** Seconds from `12.5`, `"00:01:02.5"` or `"10%"` (of `duration`). */
+export function parseTimestamp(value: unknown, duration: number): number {
+  if (typeof value === 'number') return value;
+  const text = String(value ?? '0').trim();
+  if (text.endsWith('%')) return (duration * Number.parseFloat(text)) / 100;
+  return text.split(':').reduce((total, part) => total * 60 + Number.parseFloat(part || '0'), 0);
+}
+
+/** thumbnail: `count` frames from `timestamp` on (evenly spread to the end), as png, jpg or webp. */
+export async function videoThumbnails(call: EngineCall): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const p = call.payload;
+  const to = normalizeFormat(String(p.output_format));
+  const info = await probe(call, input!.path);
+  const count = p.count ?? 1;
+  const last = Math.max(0, info.duration - 0.05);
+  const start = Math.min(Math.max(0, parseTimestamp(p.timestamp, info.duration)), last);
+  if (info.duration > 0 && parseTimestamp(p.timestamp, info.duration) > info.duration) {
+    throw new TaskFailure('INVALID_INPUT', `The timestamp ${p.timestamp} is past the end of the video (${info.duration.toFixed(2)} s).`);
+  }
+  const step = count > 1 ? (last - start) / count : 0;
+  const names = call.names(to, count);
+  const produced: Produced[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = start + i * step;
+    const frame = path.join(call.dir, `frame-${i}.png`);
+    // -ss before -i seeks by keyframe index, then decodes only to the exact time.
+    await ffmpeg(call, ['-ss', at.toFixed(3), '-i', input!.path, '-frames:v', '1', '-an', frame]);
+    const out = call.output(names[i]!);
+    await thumbnailFile(frame, out, to, { width: p.width, height: p.height, fit: p.fit }, call.config.MAX_IMAGE_PIXELS);
+    produced.push({ path: out, filename: names[i]!, contentType: mimeType(to) });
+  }
+  return { files: produced };
+}
+
+/** watermark: a video with the watermark over every frame; the sound is copied. */
+export async function watermarkVideo(call: EngineCall, watermarkImagePath?: string): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const spec = call.payload as WatermarkSpec;
+  const format = input!.format!;
+  const info = await probe(call, input!.path);
+  if (!info.width || !info.height) throw new TaskFailure('INVALID_INPUT', `${input!.filename} has no video stream.`);
+  const canvas = { width: info.width, height: info.height };
+  const available = Math.max(1, canvas.width - 2 * (spec.margin_horizontal ?? 25));
+  const mark = await fitInside(await renderWatermark(spec, { availableWidth: available, image: watermarkImagePath, limit: call.config.MAX_IMAGE_PIXELS }), canvas);
+  const at = placement(spec, canvas, mark);
+  const png = path.join(call.dir, 'watermark.png');
+  await writeFile(png, mark.png);
+  const [name] = call.names(format, 1);
+  const out = call.output(name!);
+  const defaults = CONTAINER_DEFAULTS[format] ?? CONTAINER_DEFAULTS.mp4!;
+  await ffmpeg(call, [
+    '-i',
+    input!.path,
+    '-i',
+    png,
+    '-filter_complex',
+    `[0:v][1:v]overlay=${at.left}:${at.top}:format=auto`,
+    '-map_metadata',
+    '0',
+    ...videoArgs(defaults.video!, { crf: 20 }),
+    ...(info.hasAudio ? ['-c:a', 'copy'] : ['-an']),
+    ...(format === 'mp4' || format === 'mov' ? ['-movflags', '+faststart'] : []),
+    out,
+  ]);
+  return { files: [{ path: out, filename: name!, contentType: mimeType(format) }] };
+}

@@ -1,0 +1,109 @@
+/** File formats by name (the extension, lower-case): aliases, groups, MIME types, detection. */
+
+const ALIASES: Record<string, string> = {
+  jpeg: 'jpg',
+  jpe: 'jpg',
+  jfif: 'jpg',
+  tif: 'tiff',
+  htm: 'html',
+  oga: 'ogg',
+  mpeg4: 'mp4',
+};
+
+/** The canonical name of a format (`JPEG` → `jpg`, `tif` → `tiff`). */
+export const normalizeFormat = (format: string): string => {
+  const f = format.trim().toLowerCase().replace(/^\./, '');
+  return ALIASES[f] ?? f;
+};
+
+export const IMAGE_FORMATS = ['jpg', 'png', 'webp', 'avif', 'tiff', 'gif'] as const;
+/** Images sharp reads but does not write. */
+export const IMAGE_INPUT_FORMATS = [...IMAGE_FORMATS, 'svg'] as const;
+export const THUMBNAIL_FORMATS = ['png', 'jpg', 'webp'] as const;
+export const WRITER_FORMATS = ['docx', 'doc', 'odt', 'rtf', 'txt'] as const;
+export const CALC_FORMATS = ['xlsx', 'xls', 'ods', 'csv'] as const;
+export const IMPRESS_FORMATS = ['pptx', 'ppt', 'odp'] as const;
+export const VIDEO_FORMATS = ['mp4', 'webm', 'mov', 'mkv', 'avi'] as const;
+export const AUDIO_FORMATS = ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'opus'] as const;
+
+const GROUPS: Record<string, string> = {
+  ...Object.fromEntries(IMAGE_INPUT_FORMATS.map((f) => [f, 'image'])),
+  pdf: 'document',
+  html: 'document',
+  ...Object.fromEntries([...WRITER_FORMATS, ...CALC_FORMATS, ...IMPRESS_FORMATS].map((f) => [f, 'document'])),
+  ...Object.fromEntries(VIDEO_FORMATS.map((f) => [f, 'video'])),
+  ...Object.fromEntries(AUDIO_FORMATS.map((f) => [f, 'audio'])),
+};
+
+/** `image`, `document`, `video`, `audio`, or `other` (discovery's `meta.group`). */
+export const formatGroup = (format: string | null): string => (format ? (GROUPS[normalizeFormat(format)] ?? 'other') : 'other');
+
+const MIME: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  tiff: 'image/tiff',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  html: 'text/html',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  rtf: 'application/rtf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  doc: 'application/msword',
+  odt: 'application/vnd.oasis.opendocument.text',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  ppt: 'application/vnd.ms-powerpoint',
+  odp: 'application/vnd.oasis.opendocument.presentation',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
+  avi: 'video/x-msvideo',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  m4a: 'audio/mp4',
+  flac: 'audio/flac',
+  opus: 'audio/opus',
+};
+
+export const mimeType = (format: string): string => MIME[normalizeFormat(format)] ?? 'application/octet-stream';
+
+/** The format a file name says it has (its extension), if any. */
+export function formatOfFilename(filename: string): string | undefined {
+  const dot = filename.lastIndexOf('.');
+  if (dot <= 0 || dot === filename.length - 1) return undefined;
+  return normalizeFormat(filename.slice(dot + 1));
+}
+
+/** The format from a file's first bytes, for files named without an extension. */
+export function sniffFormat(head: Buffer): string | undefined {
+  const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
+  if (starts([0x25, 0x50, 0x44, 0x46, 0x2d])) return 'pdf';
+  if (starts([0x89, 0x50, 0x4e, 0x47])) return 'png';
+  if (starts([0xff, 0xd8, 0xff])) return 'jpg';
+  if (starts([0x47, 0x49, 0x46, 0x38])) return 'gif';
+  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return 'webp';
+  if (starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
+  if (starts([0x66, 0x74, 0x79, 0x70], 4)) {
+    const brand = head.subarray(8, 12).toString('latin1');
+    return brand.startsWith('avif') || brand.startsWith('avis') ? 'avif' : brand.startsWith('qt') ? 'mov' : 'mp4';
+  }
+  if (starts([0x1a, 0x45, 0xdf, 0xa3])) return 'mkv';
+  const text = head.subarray(0, 256).toString('utf8').trimStart().toLowerCase();
+  if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'html';
+  if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return 'svg';
+  return undefined;
+}
+
+/** `name.ext` → `name` (the name an output derives from its input's). */
+export const basename = (filename: string): string => {
+  const dot = filename.lastIndexOf('.');
+  return dot > 0 ? filename.slice(0, dot) : filename;
+};

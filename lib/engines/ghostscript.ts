@@ -1,0 +1,112 @@
+/**
+ * The Ghostscript engine: PDF optimization (pdfwrite with a quality profile), PDF pages to images,
+ * PDF thumbnails. Runs the `gs` found by the registry with -dSAFER in the call's own folder.
+ */
+import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
+import { mimeType, normalizeFormat } from './formats.js';
+import { pdfPageCount } from './limits.js';
+import { selectPages } from './pdf.js';
+import { thumbnailFile, encode, open, resize } from './sharp.js';
+import { runTool } from './tool.js';
+
+const PROFILES: Record<string, string[]> = {
+  web: ['-dPDFSETTINGS=/ebook'],
+  print: ['-dPDFSETTINGS=/printer'],
+  archive: ['-dPDFSETTINGS=/prepress'],
+  max: ['-dPDFSETTINGS=/screen'],
+  // Mixed raster content is not something pdfwrite does: the closest is strong downsampling of colour images only.
+  mrc: ['-dPDFSETTINGS=/ebook', '-dColorImageResolution=100', '-dGrayImageResolution=150', '-dMonoImageResolution=300'],
+};
+
+const COLORSPACES: Record<string, string[]> = {
+  gray: ['-sColorConversionStrategy=Gray', '-dProcessColorModel=/DeviceGray'],
+  rgb: ['-sColorConversionStrategy=RGB', '-dProcessColorModel=/DeviceRGB'],
+  cmyk: ['-sColorConversionStrategy=CMYK', '-dProcessColorModel=/DeviceCMYK'],
+};
+
+const gs = (call: EngineCall, args: string[]) =>
+  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], { cwd: call.dir, signal: call.signal });
+
+/** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions; never larger than it was. */
+export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const p = call.payload;
+  const [name] = call.names('pdf', 1);
+  const out = call.output(name!);
+  await gs(call, [
+    '-sDEVICE=pdfwrite',
+    '-dCompatibilityLevel=1.6',
+    ...(PROFILES[String(p.profile ?? 'web')] ?? PROFILES.web!),
+    ...(p.colorspace ? (COLORSPACES[String(p.colorspace)] ?? []) : []),
+    '-dDetectDuplicateImages=true',
+    '-dCompressFonts=true',
+    // Signature fields (and the other annotations) drawn into the page instead of kept as fields.
+    ...(p.flatten_signatures ? ['-dPreserveAnnots=false'] : []),
+    `-sOutputFile=${out}`,
+    input!.path,
+  ]);
+  if ((await stat(out)).size >= input!.size && !p.colorspace && !p.flatten_signatures) {
+    call.log.info('optimized PDF was not smaller; keeping the original bytes', { engine: 'ghostscript' });
+    await copyFile(input!.path, out);
+  }
+  return { files: [{ path: out, filename: name!, contentType: 'application/pdf' }] };
+}
+
+/** Renders PDF pages to PNG files in `dir`, in page order. */
+async function render(call: EngineCall, file: string, pages: number[], density: number, dir: string): Promise<string[]> {
+  await gs(call, [
+    '-sDEVICE=png16m',
+    `-r${density}`,
+    '-dTextAlphaBits=4',
+    '-dGraphicsAlphaBits=4',
+    `-sPageList=${pages.join(',')}`,
+    `-sOutputFile=${path.join(dir, 'page-%05d.png')}`,
+    file,
+  ]);
+  return (await readdir(dir))
+    .filter((f) => f.startsWith('page-'))
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+/** convert: PDF pages (all, or `pages`) to images, one file per page. */
+export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const p = call.payload;
+  const to = normalizeFormat(String(p.output_format));
+  const count = await pdfPageCount(input!.path, { qpdf: call.config.QPDF_PATH, cwd: call.dir, signal: call.signal });
+  const pages = selectPages(p.pages, count);
+  if (pages.length === 0) return { files: [] };
+  const rendered = path.join(call.dir, 'pages');
+  await mkdir(rendered);
+  const files = await render(call, input!.path, pages, p.density ?? 150, rendered);
+  const names = call.names(to, files.length);
+  const produced: Produced[] = [];
+  for (const [i, file] of files.entries()) {
+    const out = call.output(names[i]!);
+    const image = resize(await open(file, call.config.MAX_IMAGE_PIXELS), { width: p.width, height: p.height, fit: p.fit });
+    await encode(image, to, { quality: p.quality }).toFile(out);
+    produced.push({ path: out, filename: names[i]!, contentType: mimeType(to) });
+    call.signal.throwIfAborted();
+  }
+  return { files: produced };
+}
+
+/** thumbnail: the first page of a PDF. */
+export async function pdfThumbnail(call: EngineCall): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const p = call.payload;
+  const to = normalizeFormat(String(p.output_format));
+  const rendered = path.join(call.dir, 'pages');
+  await mkdir(rendered);
+  // Enough pixels for the requested size: 150 dpi gives an A4 page 1240 px wide.
+  const wanted = Math.max(p.width ?? 0, p.height ?? 0);
+  const density = wanted > 1200 ? 300 : 150;
+  const [first] = await render(call, input!.path, [1], density, rendered);
+  const [name] = call.names(to, 1);
+  const out = call.output(name!);
+  await thumbnailFile(first!, out, to, { width: p.width, height: p.height, fit: p.fit }, call.config.MAX_IMAGE_PIXELS);
+  return { files: [{ path: out, filename: name!, contentType: mimeType(to) }] };
+}

@@ -1,0 +1,103 @@
+/**
+ * Limits checked before an engine decodes anything: the pixel count an image's header declares, a
+ * PDF's size (before it is even downloaded) and page count. Each refusal is a task failure that says
+ * what was found, what the limit is and which setting holds it.
+ */
+import { open } from 'node:fs/promises';
+import type { EngineConfig } from '../config.js';
+import { TaskFailure } from '../operations/types.js';
+import { IMAGE_INPUT_FORMATS } from './formats.js';
+import { findExecutable } from './probe.js';
+import { runTool } from './tool.js';
+
+const megapixels = (n: number) => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} megapixels`;
+
+export const isImageFormat = (format: string | null | undefined): boolean =>
+  format !== null && format !== undefined && (IMAGE_INPUT_FORMATS as readonly string[]).includes(format);
+
+/** Refuses a PDF over `MAX_PDF_BYTES` by its stored size, before it is downloaded. */
+export function checkPdfBytes(filename: string, size: number, limits: Pick<EngineConfig, 'MAX_PDF_BYTES'>): void {
+  if (size > limits.MAX_PDF_BYTES) {
+    throw new TaskFailure(
+      'FILE_TOO_LARGE',
+      `${filename} is ${size} bytes; PDFs of up to ${limits.MAX_PDF_BYTES} bytes are processed (MAX_PDF_BYTES).`,
+    );
+  }
+}
+
+/** Width and height an image declares, read from its header only (nothing is decoded). */
+export async function imageHeader(file: string): Promise<{ width: number; height: number; pages: number }> {
+  const sharp = (await import('sharp')).default;
+  try {
+    const meta = await sharp(file, { limitInputPixels: false, failOn: 'none' }).metadata();
+    return { width: meta.width ?? 0, height: meta.pageHeight ?? meta.height ?? 0, pages: meta.pages ?? 1 };
+  } catch (err) {
+    throw new TaskFailure('INVALID_INPUT', `The image could not be read: ${(err as Error).message}.`, false, { cause: err });
+  }
+}
+
+/** Refuses an image whose header declares more than `MAX_IMAGE_PIXELS` (per frame, all frames together). */
+export async function checkImagePixels(filename: string, file: string, limits: Pick<EngineConfig, 'MAX_IMAGE_PIXELS'>): Promise<void> {
+  const { width, height, pages } = await imageHeader(file);
+  const pixels = width * height * Math.max(1, pages);
+  if (pixels > limits.MAX_IMAGE_PIXELS) {
+    throw new TaskFailure(
+      'IMAGE_TOO_LARGE',
+      `${filename} declares ${width} × ${height} pixels${pages > 1 ? ` in ${pages} frames` : ''} (${megapixels(pixels)}); ` +
+        `images of up to ${megapixels(limits.MAX_IMAGE_PIXELS)} are processed (MAX_IMAGE_PIXELS).`,
+    );
+  }
+}
+
+/** Whether a file starts like a PDF (ignoring leading junk up to 1 KB, as readers do). */
+async function looksLikePdf(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead).includes('%PDF-');
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A PDF's page count without rendering it: qpdf reads only the page tree when it is installed;
+ * otherwise pdf-lib parses the document.
+ */
+export async function pdfPageCount(file: string, opts: { qpdf?: string; cwd: string; signal: AbortSignal }): Promise<number> {
+  if (!(await looksLikePdf(file))) throw new TaskFailure('INVALID_INPUT', 'The file is not a PDF.');
+  const qpdf = opts.qpdf ? findExecutable(opts.qpdf) : undefined;
+  if (qpdf) {
+    try {
+      const { stdout } = await runTool(qpdf, ['--show-npages', file], { cwd: opts.cwd, signal: opts.signal, captureStdout: true });
+      const n = Number.parseInt(stdout.trim(), 10);
+      if (Number.isFinite(n)) return n;
+    } catch (err) {
+      if (opts.signal.aborted) throw err;
+      // qpdf gives up on some damaged files that pdf-lib still reads: fall through.
+    }
+  }
+  const { PDFDocument } = await import('pdf-lib');
+  const { readFile } = await import('node:fs/promises');
+  try {
+    const doc = await PDFDocument.load(await readFile(file), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    return doc.getPageCount();
+  } catch (err) {
+    throw new TaskFailure('INVALID_INPUT', `The PDF could not be read: ${(err as Error).message}.`, false, { cause: err });
+  }
+}
+
+/** Refuses a PDF with more than `MAX_PDF_PAGES` pages. */
+export async function checkPdfPages(
+  filename: string,
+  file: string,
+  limits: Pick<EngineConfig, 'MAX_PDF_PAGES' | 'QPDF_PATH'>,
+  opts: { cwd: string; signal: AbortSignal },
+): Promise<number> {
+  const pages = await pdfPageCount(file, { qpdf: limits.QPDF_PATH, ...opts });
+  if (pages > limits.MAX_PDF_PAGES) {
+    throw new TaskFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
+  }
+  return pages;
+}

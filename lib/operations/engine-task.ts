@@ -1,0 +1,227 @@
+/**
+ * How a processing operation runs on an engine, the same way for every operation: pick the engine
+ * (and version) for the input's format, refuse inputs past the limits before anything decodes them,
+ * stream the inputs from object storage into a temporary folder of the call's own, run the engine
+ * there, stream its outputs back to storage, remove the folder. An operation module only supplies its
+ * engine handlers, one per engine.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Config } from '../config.js';
+import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../engines/formats.js';
+import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../engines/limits.js';
+import { EngineChoiceError, engineRegistry, type EngineChoice, type EngineRegistry } from '../engines/registry.js';
+import { ToolError, withWorkDir } from '../engines/tool.js';
+import type { Logger } from '../log.js';
+import type { FileEntry } from '../tasks/model.js';
+import { safeFilename } from './import-url.js';
+import { TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
+
+/** An input file, downloaded into the call's folder. */
+export interface LocalFile {
+  path: string;
+  filename: string;
+  /** The format it is processed as (`input_format`, else its extension, else its first bytes). */
+  format: string | null;
+  size: number;
+  taskId: string;
+}
+
+export interface EngineCall {
+  operation: string;
+  payload: Record<string, any>;
+  choice: EngineChoice;
+  /** The files to process: one per call for per-file operations, all of them for merge. */
+  inputs: LocalFile[];
+  /** Other files the operation needs (the watermark image). */
+  extras: LocalFile[];
+  /** The call's temporary folder. */
+  dir: string;
+  signal: AbortSignal;
+  config: Config;
+  log: Logger;
+  /** A path for an output file in the call's folder. */
+  output(filename: string): string;
+  /** Output file names: `filename` when given (`%d` numbered when there are several), else the input's name with `ext`. */
+  names(ext: string, count: number): string[];
+}
+
+export interface Produced {
+  path: string;
+  filename: string;
+  contentType?: string;
+}
+
+export interface EngineResult {
+  files: Produced[];
+  metadata?: Record<string, unknown>;
+}
+
+export type EngineHandler = (call: EngineCall) => Promise<EngineResult>;
+
+export interface EngineOperation {
+  operation: string;
+  handlers: Readonly<Record<string, EngineHandler>>;
+  /** `each`: one engine call per input file; `all`: one call with every input (merge). */
+  mode: 'each' | 'all';
+  /** The output format the engine is chosen for (`undefined`: whatever the engine makes of the input, e.g. the same format). */
+  outputFormat(payload: Record<string, any>): string | undefined;
+  /** Splits the input files into the ones to process and extras (default: all processed). */
+  partition?(ctx: OperationContext): { files: InputFile[]; extras: InputFile[] };
+  /** Overrides the registry (tests). */
+  registry?: () => EngineRegistry;
+}
+
+/** Output names for `count` files made from `source` (an input file name, or a default). */
+export function outputNames(requested: string | undefined, source: string, ext: string, count: number): string[] {
+  const base = basename(source);
+  if (requested) {
+    if (count === 1) return [requested.replace(/%d/g, '1')];
+    if (requested.includes('%d')) return Array.from({ length: count }, (_, i) => requested.replace(/%d/g, String(i + 1)));
+    const dot = requested.lastIndexOf('.');
+    const [stem, suffix] = dot > 0 ? [requested.slice(0, dot), requested.slice(dot)] : [requested, `.${ext}`];
+    return Array.from({ length: count }, (_, i) => `${stem}-${i + 1}${suffix}`);
+  }
+  if (count === 1) return [`${base}.${ext}`];
+  return Array.from({ length: count }, (_, i) => `${base}-${i + 1}.${ext}`);
+}
+
+async function readHead(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const head = Buffer.alloc(512);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Streams an input file from storage into `dir`, refusing a PDF past its size limit first. */
+async function download(ctx: OperationContext, file: InputFile, dir: string, index: number, formatOverride?: string): Promise<LocalFile> {
+  const declared = formatOverride ?? formatOfFilename(file.filename);
+  if (declared === 'pdf') checkPdfBytes(file.filename, file.size, ctx.config);
+  const target = path.join(dir, 'in', `${index}-${safeFilename(file.filename)}`);
+  await mkdir(path.dirname(target), { recursive: true });
+  await pipeline(await ctx.open(file), createWriteStream(target), { signal: ctx.signal });
+  const size = (await stat(target)).size;
+  const format = declared ?? sniffFormat(await readHead(target)) ?? null;
+  if (!declared && format === 'pdf') checkPdfBytes(file.filename, size, ctx.config);
+  return { path: target, filename: file.filename, format, size, taskId: file.taskId };
+}
+
+/** The limits that apply before decoding: image pixels from the header, PDF pages. */
+async function checkLimits(file: LocalFile, ctx: OperationContext, dir: string): Promise<void> {
+  if (isImageFormat(file.format)) await checkImagePixels(file.filename, file.path, ctx.config);
+  else if (file.format === 'pdf') await checkPdfPages(file.filename, file.path, ctx.config, { cwd: dir, signal: ctx.signal });
+}
+
+function choose(registry: EngineRegistry, op: EngineOperation, payload: Record<string, any>, inputFormat: string | null): EngineChoice {
+  try {
+    return registry.select(op.operation, {
+      inputFormat,
+      outputFormat: op.outputFormat(payload),
+      engine: typeof payload.engine === 'string' ? payload.engine : undefined,
+      engineVersion: payload.engine_version === undefined ? undefined : String(payload.engine_version),
+    });
+  } catch (err) {
+    if (err instanceof EngineChoiceError) throw new TaskFailure(err.code, err.message);
+    throw err;
+  }
+}
+
+/** An engine's own failure, as the task reports it. */
+function asTaskFailure(err: unknown, engine: string): unknown {
+  if (err instanceof TaskFailure) return err;
+  if (err instanceof ToolError) return new TaskFailure('CONVERSION_FAILED', `${engine}: ${err.message}`, false, { cause: err });
+  if (err instanceof Error && err.name !== 'AbortError') {
+    return new TaskFailure('CONVERSION_FAILED', `${engine}: ${err.message}`, false, { cause: err });
+  }
+  return err;
+}
+
+export function engineOperation(op: EngineOperation): Implementation {
+  return async (ctx) => {
+    const registry = (op.registry ?? engineRegistry)();
+    const payload = ctx.payload;
+    const override = typeof payload.input_format === 'string' ? normalizeFormat(payload.input_format) : undefined;
+    const { files, extras } = op.partition?.(ctx) ?? { files: ctx.inputs, extras: [] };
+
+    const produced: FileEntry[] = [];
+    let metadata: Record<string, unknown> | undefined;
+    const byFile: Record<string, unknown> = {};
+    let reported: EngineChoice | undefined;
+    let credits = 0;
+
+    await withWorkDir(ctx.config.ENGINE_TMP_DIR, async (dir) => {
+      const localExtras: LocalFile[] = [];
+      for (const [i, extra] of extras.entries()) localExtras.push(await download(ctx, extra, dir, 1000 + i));
+      for (const extra of localExtras) await checkLimits(extra, ctx, dir);
+
+      const groups: InputFile[][] = op.mode === 'all' ? [files] : files.length ? files.map((f) => [f]) : [[]];
+      let index = 0;
+      for (const group of groups) {
+        const inputs: LocalFile[] = [];
+        for (const file of group) inputs.push(await download(ctx, file, dir, index++, override));
+        // Every input's format must be one the engine takes; the first decides the engine.
+        const choices = inputs.length ? inputs.map((f) => choose(registry, op, payload, f.format)) : [choose(registry, op, payload, null)];
+        const choice = choices[0]!;
+        const other = choices.find((c) => c.engine !== choice.engine);
+        if (other) {
+          throw new TaskFailure('UNSUPPORTED_FORMAT', `${op.operation} cannot combine these inputs in one engine (${choice.engine} and ${other.engine}).`);
+        }
+        for (const input of inputs) await checkLimits(input, ctx, dir);
+        const handler = op.handlers[choice.engine];
+        if (!handler) throw new TaskFailure('ENGINE_UNAVAILABLE', `${op.operation} has no implementation for the engine ${choice.engine}.`);
+
+        const callDir = path.join(dir, `call-${index}`);
+        await mkdir(callDir, { recursive: true });
+        const source = inputs[0]?.filename ?? '';
+        const call: EngineCall = {
+          operation: op.operation,
+          payload,
+          choice,
+          inputs,
+          extras: localExtras,
+          dir: callDir,
+          signal: ctx.signal,
+          config: ctx.config,
+          log: ctx.log,
+          output: (filename) => path.join(callDir, 'out', safeFilename(filename)),
+          names: (ext, count) => outputNames(typeof payload.filename === 'string' ? payload.filename : undefined, source || `${op.operation.replace(/\W+/g, '-')}`, ext, count),
+        };
+        await mkdir(path.join(callDir, 'out'), { recursive: true });
+        let result: EngineResult;
+        try {
+          result = await ctx.log.time('engine call', () => handler(call), { engine: choice.engine, engineVersion: choice.version, inputFormat: inputs[0]?.format ?? null });
+        } catch (err) {
+          throw asTaskFailure(err, choice.engine);
+        }
+        ctx.signal.throwIfAborted();
+        for (const file of result.files) {
+          const size = (await stat(file.path)).size;
+          const format = formatOfFilename(file.filename);
+          produced.push(
+            await ctx.save(file.filename, createReadStream(file.path), { size, contentType: file.contentType ?? (format ? mimeType(format) : undefined) }),
+          );
+        }
+        if (result.metadata) {
+          metadata ??= result.metadata;
+          byFile[source] = result.metadata;
+        }
+        reported ??= choice;
+        credits += choice.capability.credits ?? 1;
+      }
+    });
+
+    if (Object.keys(byFile).length > 1) metadata = byFile;
+    return {
+      result: { files: produced, ...(metadata ? { metadata } : {}) },
+      engine: reported?.engine,
+      engineVersion: reported?.version,
+      credits,
+    };
+  };
+}

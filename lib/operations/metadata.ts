@@ -1,0 +1,10 @@
+/** `metadata`: the file's metadata (exiftool) in `result.metadata`; several inputs are keyed by file name. */
+import { readMetadata } from '../engines/exiftool.js';
+import { engineOperation } from './engine-task.js';
+
+export const metadata = engineOperation({
+  operation: 'metadata',
+  mode: 'each',
+  outputFormat: () => undefined,
+  handlers: { exiftool: readMetadata },
+});

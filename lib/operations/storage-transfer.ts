@@ -1,0 +1,167 @@
+/**
+ * What the storage imports and exports share, whatever the service: object names from `key`/`blob`/
+ * `file` (printf placeholders for several files) or a prefix, streaming each file between task storage
+ * and the user's storage, and turning a storage error into the task's error with the service's code
+ * and message and none of the task's secrets.
+ */
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { UserStorage } from '../storage/port.js';
+import { contentTypeOf } from '../storage/mime.js';
+import type { FileEntry } from '../tasks/model.js';
+import { hideSecrets, secretValues } from '../tasks/secrets.js';
+import { safeFilename } from './import-url.js';
+import { TaskFailure, type OperationContext, type OperationOutcome } from './types.js';
+
+/**
+ * Runs of a task before the queue gives up on it (`maxReceiveCount` of the import and export queues
+ * in serverless.yml): on the last one a transient storage error ends the task with the service's
+ * message instead of being retried into the dead-letter queue.
+ */
+export const STEP_MAX_ATTEMPTS = 3;
+
+const PLACEHOLDER = /%(%|0?\d*[di])/g;
+
+/** Whether a name template holds a number placeholder (`%d`, `%i`, `%03d`). */
+export const hasPlaceholder = (template: string) => [...template.matchAll(PLACEHOLDER)].some((m) => m[1] !== '%');
+
+/** printf-style: `%d`/`%i` is the 1-based file number, `%03d` zero-padded, `%%` a percent sign. */
+export function formatName(template: string, index: number): string {
+  return template.replace(PLACEHOLDER, (_all, spec: string) => {
+    if (spec === '%') return '%';
+    const width = Number(spec.slice(0, -1) || 0);
+    const digits = String(index);
+    return spec.startsWith('0') ? digits.padStart(width, '0') : digits.padStart(width, ' ');
+  });
+}
+
+/** A file's path below the export root: its sub-directory (archive extractions) and name. */
+const relativePath = (file: Pick<FileEntry, 'filename' | 'dir'>) => (file.dir ? `${file.dir.replace(/^\/+|\/+$/g, '')}/` : '') + file.filename;
+
+/**
+ * The object name of each input file: `name` (numbered through its placeholder when there are several
+ * files), else `prefix` + the file's path, else the file's path.
+ */
+export function exportNames(files: Array<Pick<FileEntry, 'filename' | 'dir'>>, opts: { name?: string; prefix?: string }, field = 'key'): string[] {
+  if (opts.name !== undefined) {
+    if (files.length > 1 && !hasPlaceholder(opts.name)) {
+      throw new TaskFailure(
+        'INVALID_DATA',
+        `${field} names one object but there are ${files.length} files to export; use a placeholder such as %d in ${field} or use ${field}_prefix.`,
+      );
+    }
+    return files.map((_, i) => formatName(opts.name!, i + 1));
+  }
+  return files.map((f) => `${opts.prefix ?? ''}${relativePath(f)}`);
+}
+
+/** The file an object becomes: its base name, and below a prefix its sub-directory as `dir`. */
+export function importEntry(objectName: string, prefix?: string): { filename: string; dir?: string } {
+  const relative = prefix !== undefined && objectName.startsWith(prefix) ? objectName.slice(prefix.length) : posix.basename(objectName);
+  const parts = relative.split('/').filter(Boolean);
+  const filename = safeFilename(parts.pop() ?? posix.basename(objectName));
+  return parts.length && prefix !== undefined ? { filename, dir: parts.join('/') } : { filename };
+}
+
+/** A storage error as the task's error: the service, its code and status, its message; no secrets. */
+export function storageFailure(ctx: OperationContext, storage: Pick<UserStorage, 'service' | 'describe'>, err: unknown, code: string): TaskFailure {
+  if (err instanceof TaskFailure) return err;
+  const info = storage.describe(err);
+  const final = (ctx.task.attempt ?? 1) >= STEP_MAX_ATTEMPTS;
+  const detail = [info.code, info.status !== undefined ? `HTTP ${info.status}` : undefined].filter(Boolean).join(', ');
+  const message = hideSecrets(`${storage.service}${detail ? ` (${detail})` : ''}: ${info.message}`, secretValues(ctx.payload));
+  return new TaskFailure(code, message, info.transient && !final);
+}
+
+/** Opens an adapter, reporting a refusal (bad endpoint, forbidden address) as the task's error. */
+export async function openStorage<S extends UserStorage>(
+  ctx: OperationContext,
+  service: Pick<UserStorage, 'service' | 'describe'>,
+  code: string,
+  open: () => S | Promise<S>,
+): Promise<S> {
+  try {
+    return await open();
+  } catch (err) {
+    throw storageFailure(ctx, service, err, code);
+  }
+}
+
+/** Streams every input file into the user's storage. */
+export async function exportToStorage(
+  ctx: OperationContext,
+  storage: UserStorage,
+  naming: { name?: string; prefix?: string; field?: string },
+): Promise<OperationOutcome> {
+  const names = exportNames(ctx.inputs, naming, naming.field);
+  const files: FileEntry[] = [];
+  try {
+    for (const [i, input] of ctx.inputs.entries()) {
+      const source = await ctx.files.get(input.key);
+      let sourceError: unknown;
+      source.body.once('error', (err) => (sourceError ??= err));
+      const name = names[i]!;
+      const started = performance.now();
+      try {
+        await storage.put({ name, body: source.body, size: source.size, contentType: contentTypeOf(input.filename, source.contentType) }, ctx.signal);
+      } catch (err) {
+        source.body.destroy();
+        // Our own storage failing mid-stream is not the user's storage's fault.
+        if (sourceError !== undefined) throw sourceError;
+        throw storageFailure(ctx, storage, err, 'UPLOAD_FAILED');
+      }
+      ctx.log.info('exported', { storage: storage.service, bytes: source.size, durationMs: Math.round(performance.now() - started) });
+      files.push({ filename: input.filename, size: source.size, ...(input.dir ? { dir: input.dir } : {}) });
+    }
+  } finally {
+    storage.close();
+  }
+  return { result: { files }, credits: 0 };
+}
+
+/** Streams one object, or every object under a prefix, into the task's files. */
+export async function importFromStorage(
+  ctx: OperationContext,
+  storage: UserStorage,
+  source: { name?: string; prefix?: string; filename?: string; field?: string },
+): Promise<OperationOutcome> {
+  const field = source.field ?? 'key';
+  const files: FileEntry[] = [];
+  try {
+    let objects: string[];
+    if (source.name !== undefined) {
+      objects = [source.name];
+    } else {
+      objects = [];
+      try {
+        for await (const o of storage.list(source.prefix ?? '', ctx.signal)) if (!o.name.endsWith('/')) objects.push(o.name);
+      } catch (err) {
+        throw storageFailure(ctx, storage, err, 'DOWNLOAD_FAILED');
+      }
+      if (objects.length === 0) {
+        throw new TaskFailure('DOWNLOAD_FAILED', `${storage.service}: there are no objects under the ${field}_prefix "${source.prefix ?? ''}".`);
+      }
+    }
+    for (const name of objects) {
+      const started = performance.now();
+      let object: { body: Readable; size?: number; contentType?: string };
+      try {
+        object = await storage.get(name, ctx.signal);
+      } catch (err) {
+        throw storageFailure(ctx, storage, err, 'DOWNLOAD_FAILED');
+      }
+      let sourceError: unknown;
+      object.body.once('error', (err) => (sourceError ??= err));
+      const entry = source.name !== undefined ? { filename: safeFilename(source.filename ?? importEntry(name).filename) } : importEntry(name, source.prefix);
+      try {
+        files.push(await ctx.save(entry.filename, object.body, { contentType: object.contentType, size: object.size, dir: 'dir' in entry ? entry.dir : undefined }));
+      } catch (err) {
+        throw sourceError !== undefined ? storageFailure(ctx, storage, sourceError, 'DOWNLOAD_FAILED') : err;
+      }
+      ctx.log.info('imported', { storage: storage.service, bytes: object.size, durationMs: Math.round(performance.now() - started) });
+    }
+  } finally {
+    storage.close();
+  }
+  return { result: { files }, credits: 0 };
+}

@@ -1,0 +1,115 @@
+/**
+ * Jobs on the real engines in-process, without the gateway: dynalite and s3rver for state and files,
+ * a recording queue drained by hand through `runTask` with the process step's implementations.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseConfig, type Config } from '#lib/config.js';
+import { createLogger } from '#lib/log.js';
+import { archive } from '#lib/operations/archive.js';
+import { exportUrl } from '#lib/operations/export-url.js';
+import { importStaged } from '#lib/operations/import-staged.js';
+import { importUrl } from '#lib/operations/import-url.js';
+import { PROCESSING_IMPLEMENTATIONS } from '#lib/operations/processing.js';
+import { outputKey, type Implementation } from '#lib/operations/types.js';
+import type { Queue, QueueName } from '#lib/queue/port.js';
+import type { TaskRecord } from '#lib/tasks/model.js';
+import { planJob } from '#lib/tasks/plan.js';
+import { runTask } from '#lib/tasks/runner.js';
+import { Scheduler } from '#lib/tasks/scheduler.js';
+import { TaskService } from '#lib/tasks/service.js';
+import { TaskStore } from '#lib/tasks/store.js';
+import { startStateBackend } from '../support/dynalite.js';
+import { startFilesBackend } from '../support/s3rver.js';
+
+class RecordingQueue implements Queue {
+  sent: Array<{ queue: QueueName; message: any }> = [];
+  async send(queue: QueueName, message: unknown) {
+    this.sent.push({ queue, message });
+  }
+  async sendMany(queue: QueueName, messages: unknown[]) {
+    for (const m of messages) await this.send(queue, m);
+  }
+}
+
+export const IMPLEMENTATIONS: Record<string, Implementation> = {
+  'import/raw': importStaged,
+  'import/base64': importStaged,
+  'import/url': importUrl,
+  'export/url': exportUrl,
+  archive,
+  ...PROCESSING_IMPLEMENTATIONS,
+};
+
+export type Harness = Awaited<ReturnType<typeof startEngineHarness>>;
+
+export async function startEngineHarness(settings: Record<string, string> = {}) {
+  const [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
+  const queue = new RecordingQueue();
+  const log = createLogger({}, { level: process.env.ENGINES_LOG ? 'debug' : 'silent' });
+  const config: Config = parseConfig({
+    STATE_TABLE: 'state',
+    FILES_BUCKET: 'files',
+    IMPORT_QUEUE: 'import',
+    PROCESS_QUEUE: 'process',
+    EXPORT_QUEUE: 'export',
+    OPERATIONS_QUEUE: 'operations',
+    WEBHOOKS_QUEUE: 'webhooks',
+    ...settings,
+  });
+  const store = new TaskStore(state.store);
+  const scheduler = new Scheduler({ store, queue, log });
+  const service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+
+  /** Runs every queued task (and the ones they make ready) to its end. */
+  async function drain(): Promise<void> {
+    for (;;) {
+      const batch = queue.sent.splice(0);
+      if (!batch.length) return;
+      for (const { message } of batch) {
+        await runTask(message.taskId, {
+          store,
+          scheduler,
+          files: files.files,
+          config,
+          log,
+          implementations: IMPLEMENTATIONS,
+          requeue: async (task) => void queue.sent.push({ queue: task.step, message: { taskId: task.id } }),
+        });
+      }
+    }
+  }
+
+  return {
+    config,
+    files,
+    store,
+    /** Creates a job (validated as the API does: throws the 422 ApiError) and runs it; tasks by name. */
+    async run(tasks: Record<string, Record<string, unknown>>): Promise<Record<string, TaskRecord>> {
+      const { tasks: created } = await service.createJob(1, planJob({ tasks }));
+      await drain();
+      const out: Record<string, TaskRecord> = {};
+      for (const t of created) out[t.name!] = (await store.getTask(t.id))!;
+      return out;
+    },
+    /** A task's output file. */
+    async file(task: TaskRecord, index = 0): Promise<Buffer> {
+      const entry = task.result?.files?.[index];
+      if (!entry) throw new Error(`task ${task.name} has no file ${index}: ${JSON.stringify({ status: task.status, code: task.code, message: task.message })}`);
+      const { body } = await files.files.get(outputKey(task.id, entry.filename, entry.dir));
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+    /** Writes a task's output file to `dir` and returns its path (for tools such as pdftotext). */
+    async saveTo(dir: string, task: TaskRecord, index = 0): Promise<string> {
+      const target = path.join(dir, `${task.id}-${index}-${task.result!.files![index]!.filename}`);
+      writeFileSync(target, await this.file(task, index));
+      return target;
+    },
+    close: () => Promise.all([state.close(), files.close()]),
+  };
+}
+
+/** An `import/base64` task for a file. */
+export const base64 = (bytes: Buffer, filename: string) => ({ operation: 'import/base64', file: bytes.toString('base64'), filename });

@@ -1,0 +1,187 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseEngineConfig } from '#lib/config.js';
+import { BUNDLED_VERSIONS, DEFAULT_ENGINE_ORDER, ENGINES, type EngineDescriptor } from '#lib/engines/catalog.js';
+import { compareVersions, EngineChoiceError, EngineRegistry, versionMatches } from '#lib/engines/registry.js';
+import { operationSpec, OPERATIONS } from '#lib/operations/catalog.js';
+import { PROCESSING_IMPLEMENTATIONS } from '#lib/operations/processing.js';
+
+const settings = (env: Record<string, string> = {}) => parseEngineConfig(env);
+
+/** Two engines for one operation; `fast` has two versions, the default decided by a setting. */
+const fake: EngineDescriptor[] = [
+  {
+    name: 'fast',
+    description: 'fast',
+    capabilities: [
+      { operation: 'convert', inputs: ['jpg', 'png'], outputs: ['png', 'webp'], options: ['width'] },
+      { operation: 'optimize', inputs: ['png'], outputs: 'same', options: [] },
+    ],
+    // CHROMIUM_PATH stands for "the operator installed the newer build": it becomes the default.
+    detect: (s) => ({ versions: s.CHROMIUM_PATH ? [{ version: '2.0.1' }, { version: '1.4.0' }] : [{ version: '1.4.0' }] }),
+  },
+  {
+    name: 'careful',
+    description: 'careful',
+    capabilities: [{ operation: 'convert', inputs: ['jpg', 'pdf'], outputs: ['png', 'pdf'], options: [] }],
+    detect: () => ({ versions: [{ version: '10.00.0' }] }),
+  },
+  {
+    name: 'absent',
+    description: 'absent',
+    capabilities: [{ operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] }],
+    detect: () => ({ versions: [], missing: 'absent was not found; install it or set ABSENT_PATH' }),
+  },
+];
+const order = { convert: ['fast', 'careful', 'absent'], optimize: ['fast'] };
+
+describe('the engine registry', () => {
+  it('picks the first available engine in order that serves the format pair', () => {
+    const r = new EngineRegistry(settings(), fake, order);
+    expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' })).toMatchObject({ engine: 'fast', version: '1.4.0' });
+    expect(r.select('convert', { inputFormat: 'pdf', outputFormat: 'png' })).toMatchObject({ engine: 'careful', version: '10.00.0' });
+    expect(r.select('convert', { inputFormat: 'JPEG', outputFormat: 'PNG' }).engine).toBe('fast');
+  });
+
+  it('takes the order per operation from ENGINE_ORDER, unlisted engines after', () => {
+    const r = new EngineRegistry(settings({ ENGINE_ORDER: 'convert=careful' }), fake, order);
+    expect(r.order('convert')).toEqual(['careful', 'fast', 'absent']);
+    expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' }).engine).toBe('careful');
+  });
+
+  it('refuses settings that name unknown engines or operations, naming the setting', () => {
+    expect(() => new EngineRegistry(settings({ ENGINE_ORDER: 'convert=magick' }), fake, order)).toThrow(
+      new ConfigError('ENGINE_ORDER: convert has no engine magick; its engines are fast, careful, absent'),
+    );
+    expect(() => new EngineRegistry(settings({ ENGINE_ORDER: 'fly=fast' }), fake, order)).toThrow(/ENGINE_ORDER names fly/);
+    expect(() => new EngineRegistry(settings({ ENGINES_DISABLED: 'nope' }), fake, order)).toThrow(/ENGINES_DISABLED names nope; the engines are fast, careful, absent/);
+    expect(() => parseEngineConfig({ ENGINE_ORDER: 'convert:fast' })).toThrow(/ENGINE_ORDER: "convert:fast" is not operation=engine,engine/);
+  });
+
+  it('treats a missing tool as "not available", never as a failure', () => {
+    const r = new EngineRegistry(settings(), fake, order);
+    expect(r.isAvailable('absent')).toBe(false);
+    expect(r.installation('absent').missing).toContain('ABSENT_PATH');
+    expect(r.check('convert', { inputFormat: 'docx' })).toEqual([
+      { field: 'input_format', message: 'convert cannot read docx files on this installation; input formats: jpg, png, pdf.' },
+    ]);
+    expect(r.check('convert', { engine: 'absent' })).toEqual([
+      { field: 'engine', message: 'The engine absent is not available on this installation; choose one of: fast, careful.' },
+    ]);
+    expect(r.rows().some((row) => row.engine === 'absent')).toBe(false);
+  });
+
+  it('hides disabled engines', () => {
+    const r = new EngineRegistry(settings({ ENGINES_DISABLED: 'fast' }), fake, order);
+    expect(r.installation('fast').missing).toBe('disabled by ENGINES_DISABLED');
+    expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' }).engine).toBe('careful');
+    expect(r.check('optimize', { inputFormat: 'png' })).toEqual([
+      { field: 'input_format', message: 'optimize cannot read png files on this installation; input formats: none.' },
+    ]);
+  });
+
+  it('names the choices for unknown engines, unserved pairs and versions', () => {
+    const r = new EngineRegistry(settings(), fake, order);
+    const problem = (request: Parameters<EngineRegistry['check']>[1]) => r.check('convert', request)[0];
+    expect(problem({ engine: 'magick' })).toEqual({ field: 'engine', message: 'There is no engine magick for convert; choose one of: fast, careful.' });
+    expect(problem({ inputFormat: 'pdf', engine: 'fast' })).toEqual({
+      field: 'engine',
+      message: 'The engine fast cannot run convert from pdf; choose one of: careful.',
+    });
+    expect(problem({ inputFormat: 'jpg', outputFormat: 'gif' })).toEqual({
+      field: 'output_format',
+      message: 'convert cannot produce gif from jpg on this installation; output formats: png, webp, pdf.',
+    });
+    expect(problem({ engine: 'fast', engineVersion: '3' })).toEqual({
+      field: 'engine_version',
+      message: 'There is no version 3 of the engine fast; choose one of: 1.4.0.',
+    });
+    // Formats not known yet (a job's import has not run): only what is known is checked.
+    expect(r.check('convert', { outputFormat: 'webp' })).toEqual([]);
+    expect(() => r.select('convert', { inputFormat: 'docx', outputFormat: 'pdf' })).toThrow(EngineChoiceError);
+  });
+
+  it('keeps a pinned version in use when the default version changes', () => {
+    const before = new EngineRegistry(settings(), fake, order);
+    const after = new EngineRegistry(settings({ CHROMIUM_PATH: '/opt/newer' }), fake, order);
+    const request = { inputFormat: 'png', outputFormat: 'webp' };
+    expect(before.select('convert', request).version).toBe('1.4.0');
+    expect(after.select('convert', request).version).toBe('2.0.1');
+    expect(after.versions('fast')).toEqual([
+      { version: '2.0.1', default: true, latest: true, deprecated: false, experimental: false },
+      { version: '1.4.0', default: false, latest: false, deprecated: false, experimental: false },
+    ]);
+    for (const r of [before, after]) expect(r.select('convert', { ...request, engineVersion: '1.4' }).version).toBe('1.4.0');
+    expect(after.select('convert', { ...request, engineVersion: '2' }).installed).toEqual({ version: '2.0.1' });
+  });
+
+  it('marks the default engine of each format pair for discovery', () => {
+    const rows = new EngineRegistry(settings(), fake, order).rows().filter((row) => row.operation === 'convert' && row.inputFormat === 'jpg' && row.outputFormat === 'png');
+    expect(rows.map((row) => [row.engine, row.isDefault])).toEqual([
+      ['fast', true],
+      ['careful', false],
+    ]);
+  });
+});
+
+describe('versions', () => {
+  it('match exactly or by dotted prefix', () => {
+    expect(versionMatches('10.00.0', '10')).toBe(true);
+    expect(versionMatches('10.00.0', '10.00')).toBe(true);
+    expect(versionMatches('10.00.0', '1')).toBe(false);
+    expect(versionMatches('147.0.7727.0', '147')).toBe(true);
+  });
+
+  it('compare numerically', () => {
+    expect(compareVersions('10.2', '9.54')).toBeGreaterThan(0);
+    expect(compareVersions('1.4.0', '1.4')).toBe(0);
+    expect(compareVersions('5.1.9', '5.10.0')).toBeLessThan(0);
+  });
+});
+
+describe('the real engine catalog', () => {
+  it('declares the versions of the engines that ship as npm packages', async () => {
+    // Read from node_modules: some packages do not export their package.json.
+    const installed = (name: string) =>
+      (JSON.parse(readFileSync(new URL(`../../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+    const sharp = (await import('sharp')).default;
+    expect(sharp.versions.sharp).toBe(BUNDLED_VERSIONS.sharp);
+    expect(installed('pdf-lib')).toBe(BUNDLED_VERSIONS.pdfLib);
+    expect(installed('exiftool-vendored.pl')).toMatch(new RegExp(`^${BUNDLED_VERSIONS.exiftool.replace('.', '\\.')}(\\.|$)`));
+    expect(installed('archiver')).toBe(BUNDLED_VERSIONS.archiver);
+    // @sparticuz/chromium's major is the Chromium major it ships (its full version is checked by the capture tests).
+    expect(installed('@sparticuz/chromium').split('.')[0]).toBe(BUNDLED_VERSIONS.chromium.split('.')[0]);
+  });
+
+  it('lists only options that the operation schemas define', () => {
+    for (const engine of ENGINES) {
+      for (const cap of engine.capabilities) {
+        const spec = operationSpec(cap.operation);
+        expect(spec, `${engine.name}: ${cap.operation}`).toBeDefined();
+        const shape = spec!.schema.shape as Record<string, unknown>;
+        for (const option of cap.options) expect(shape[option], `${engine.name} ${cap.operation} ${option}`).toBeDefined();
+      }
+    }
+  });
+
+  it('has an engine order and an implementation for every processing operation', () => {
+    const withEngines = new Set(ENGINES.flatMap((e) => e.capabilities.map((c) => c.operation)));
+    for (const op of OPERATIONS.filter((o) => o.step === 'process')) {
+      expect(withEngines.has(op.name), op.name).toBe(true);
+      expect(DEFAULT_ENGINE_ORDER[op.name], op.name).toBeDefined();
+      if (op.name !== 'archive') expect(PROCESSING_IMPLEMENTATIONS[op.name], op.name).toBeTypeOf('function');
+    }
+  });
+
+  it('makes an engine whose tool is missing unavailable', () => {
+    const r = new EngineRegistry(settings({ GHOSTSCRIPT_PATH: '/nonexistent/gs', SOFFICE_PATH: 'no-such-soffice' }));
+    expect(r.isAvailable('ghostscript')).toBe(false);
+    expect(r.installation('ghostscript').missing).toBe('/nonexistent/gs was not found; install it or set GHOSTSCRIPT_PATH');
+    expect(r.installation('libreoffice').missing).toBe('no-such-soffice was not found; install it or set SOFFICE_PATH');
+    expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf' })[0]?.field).toBe('input_format');
+    expect(r.check('optimize', { inputFormat: 'png', engine: 'ghostscript' })).toEqual([
+      { field: 'engine', message: 'The engine ghostscript is not available on this installation; choose one of: sharp.' },
+    ]);
+    expect(r.rows().some((row) => row.engine === 'ghostscript' || row.engine === 'libreoffice')).toBe(false);
+  });
+});
