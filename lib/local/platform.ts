@@ -76,7 +76,8 @@ export interface Platform {
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const REGION = 'us-east-1';
 
-async function freePort(preferred = 0): Promise<number> {
+/** A port nothing listens on now (the preferred one when it is free). */
+export async function freePort(preferred = 0): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

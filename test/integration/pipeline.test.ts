@@ -10,7 +10,6 @@ import { archive } from '#lib/operations/archive.js';
 import { exportUrl } from '#lib/operations/export-url.js';
 import { importStaged } from '#lib/operations/import-staged.js';
 import { TaskFailure, type Implementation } from '#lib/operations/types.js';
-import type { Queue, QueueName } from '#lib/queue/port.js';
 import { planJob } from '#lib/tasks/plan.js';
 import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
 import { Scheduler } from '#lib/tasks/scheduler.js';
@@ -19,21 +18,8 @@ import { TaskStore } from '#lib/tasks/store.js';
 import { sweep } from '#lib/tasks/sweeper.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
+import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
 
-class RecordingQueue implements Queue {
-  sent: Array<{ queue: QueueName; message: any; delaySeconds?: number }> = [];
-  async send(queue: QueueName, message: unknown, opts: { delaySeconds?: number } = {}) {
-    this.sent.push({ queue, message, delaySeconds: opts.delaySeconds });
-  }
-  async sendMany(queue: QueueName, messages: unknown[]) {
-    for (const m of messages) await this.send(queue, m);
-  }
-  take(queue: QueueName) {
-    const out = this.sent.filter((s) => s.queue === queue);
-    this.sent = this.sent.filter((s) => s.queue !== queue);
-    return out;
-  }
-}
 
 let state: Awaited<ReturnType<typeof startStateBackend>>;
 let files: Awaited<ReturnType<typeof startFilesBackend>>;
@@ -43,13 +29,7 @@ let scheduler: Scheduler;
 let service: TaskService;
 const log = createLogger({}, { level: 'silent' });
 const config = parseConfig({
-  STATE_TABLE: 'state',
-  FILES_BUCKET: 'files',
-  IMPORT_QUEUE: 'i',
-  PROCESS_QUEUE: 'p',
-  EXPORT_QUEUE: 'e',
-  OPERATIONS_QUEUE: 'o',
-  WEBHOOKS_QUEUE: 'w',
+  ...TEST_CONFIG_ENV,
 });
 
 beforeAll(async () => {

@@ -36,6 +36,7 @@ import { startGcsDouble, type GcsDouble } from '../support/gcs-double.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { startUserS3 } from '../support/user-s3.js';
+import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
 
 /** Every message sent in this file, step and webhook messages alike: what a dead-letter queue could end up keeping. */
 const history: unknown[] = [];
@@ -91,13 +92,7 @@ beforeAll(async () => {
   [state, files, userS3, azurite, receiver] = await Promise.all([startStateBackend(), startFilesBackend(), startUserS3(), startAzurite(), startReceiver()]);
   gcs = await startGcsDouble({ clientEmail: serviceAccount.email, publicKey: serviceAccount.publicKey, buckets: ['gcs-bucket'] });
   config = parseConfig({
-    STATE_TABLE: 'state',
-    FILES_BUCKET: 'files',
-    IMPORT_QUEUE: 'i',
-    PROCESS_QUEUE: 'p',
-    EXPORT_QUEUE: 'e',
-    OPERATIONS_QUEUE: 'o',
-    WEBHOOKS_QUEUE: 'w',
+    ...TEST_CONFIG_ENV,
     ALLOW_LOOPBACK_FETCH: 'true',
     AZURE_BLOB_ENDPOINT: azurite.endpointTemplate,
     GCS_API_ENDPOINT: gcs.apiEndpoint,

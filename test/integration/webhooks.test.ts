@@ -5,7 +5,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '#lib/log.js';
-import type { Queue, QueueName } from '#lib/queue/port.js';
 import { planJob } from '#lib/tasks/plan.js';
 import { Scheduler } from '#lib/tasks/scheduler.js';
 import { TaskService } from '#lib/tasks/service.js';
@@ -17,21 +16,8 @@ import { WebhookStore } from '#lib/webhooks/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';
+import { RecordingQueue } from '../support/recording-queue.js';
 
-class RecordingQueue implements Queue {
-  sent: Array<{ queue: QueueName; message: any; delaySeconds?: number }> = [];
-  async send(queue: QueueName, message: unknown, opts: { delaySeconds?: number } = {}) {
-    this.sent.push({ queue, message, delaySeconds: opts.delaySeconds });
-  }
-  async sendMany(queue: QueueName, messages: unknown[]) {
-    for (const m of messages) await this.send(queue, m);
-  }
-  take(queue: QueueName) {
-    const out = this.sent.filter((s) => s.queue === queue);
-    this.sent = this.sent.filter((s) => s.queue !== queue);
-    return out;
-  }
-}
 
 const log = createLogger({}, { level: 'silent' });
 let state: Awaited<ReturnType<typeof startStateBackend>>;

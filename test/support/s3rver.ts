@@ -1,19 +1,11 @@
 /** s3rver in a temporary folder on a free port, with one bucket, for integration tests. */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { createS3Client, S3FileStore } from '#lib/files/s3.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '#lib/local/platform.js';
 
 export async function startFilesBackend(bucket = 'files') {
   const directory = mkdtempSync(path.join(tmpdir(), 's3rver-'));
