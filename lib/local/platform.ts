@@ -279,7 +279,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
 
     // Queue → function delivery, as Lambda's event-source mappings do it.
     const lambda = `http://127.0.0.1:${lambdaPort}`;
+    const quiet = opts.output === 'ignore';
     const dispatcher = startDispatcher({
+      // Deliveries are routine; failures are worth a line unless the caller asked for silence.
+      log: {
+        info: () => {},
+        warn: (m) => quiet || console.warn(m),
+        error: (m) => quiet || console.error(m),
+      },
       sqs: sqsClient,
       region: REGION,
       invoke: lambdaInvoker(new LambdaClient({ ...client, endpoint: lambda })),
