@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import { setMaxListeners } from 'node:events';
 
 export interface EventSourceMapping {
   queueName: string;
@@ -74,6 +75,8 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
   const log = opts.log ?? console;
   const waitTimeSeconds = Math.min(Math.max(Math.round(opts.waitTimeSeconds ?? 5), 1), 20);
   const stopping = new AbortController();
+  // Every poller's long poll listens to this one signal: many listeners are expected, not a leak.
+  setMaxListeners(0, stopping.signal);
   const { signal } = stopping;
 
   for (const m of opts.mappings) {
