@@ -35,12 +35,12 @@ export async function startBenchSite(): Promise<{ origin: string; host: string; 
 
 /** A photo-like JPEG of about 1 MB (gradients and noise). */
 async function jpegOfAboutOneMegabyte(): Promise<Buffer> {
-  const width = 1400;
-  const height = 1000;
+  const width = 1600;
+  const height = 1200;
   const pixels = Buffer.alloc(width * height * 3);
   const noise = randomBytes(width * height);
   for (let i = 0; i < width * height; i++) {
-    const n = (noise[i]! - 128) / 8;
+    const n = (noise[i]! - 128) / 3;
     pixels[i * 3] = Math.max(0, Math.min(255, ((i % width) / width) * 255 + n));
     pixels[i * 3 + 1] = Math.max(0, Math.min(255, (Math.floor(i / width) / height) * 255 + n));
     pixels[i * 3 + 2] = Math.max(0, Math.min(255, 120 + n));

@@ -44,7 +44,13 @@ export async function pipelineScenarios(platform: Platform, runs = 10): Promise<
         .then((j) => j.id),
     ),
   );
-  const ended = await Promise.all(ids.map((id) => cc.jobs.wait(id)));
+  // A wait answers after 25 s at most; wait again until every job has ended.
+  const untilEnded = async (id: string) => {
+    let job = await cc.jobs.wait(id);
+    while (job.status !== 'finished' && job.status !== 'error') job = await cc.jobs.wait(id);
+    return job;
+  };
+  const ended = await Promise.all(ids.map(untilEnded));
   const seconds = (performance.now() - t) / 1000;
   const finished = ended.filter((j) => j.status === 'finished').length;
 

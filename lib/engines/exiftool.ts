@@ -38,7 +38,7 @@ const LOCAL_TAGS = new Set(['SourceFile', 'Directory', 'FilePermissions', 'FileA
 export async function readMetadata(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
   const tool = await exiftool(call.choice.installed.executable ?? 'perl');
-  const raw = (await tool.readRaw(input!.path, { readArgs: ['-json', '-struct'] })) as Record<string, unknown>;
+  const raw = (await tool.readRaw(input!.path, { readArgs: ['-struct'] })) as Record<string, unknown>;
   const metadata: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (!LOCAL_TAGS.has(key)) metadata[key] = value;
   metadata.FileName = input!.filename;

@@ -4,6 +4,7 @@
  * 0.3 s per call); a second conversion while it is in use gets a fresh profile of its own, because
  * one profile serves one process at a time.
  */
+import { rmSync } from 'node:fs';
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +15,14 @@ import { basename, CALC_FORMATS, IMPRESS_FORMATS } from './formats.js';
 import { runTool } from './tool.js';
 
 let warmProfileBusy = false;
+let warmProfileCleanup = false;
+
+/** The instance's warm profile is removed when the process exits (locally; a Lambda's /tmp goes with it). */
+function removeOnExit(profile: string): void {
+  if (warmProfileCleanup) return;
+  warmProfileCleanup = true;
+  process.once('exit', () => rmSync(profile, { recursive: true, force: true }));
+}
 
 function exportFilter(format: string): string {
   if ((CALC_FORMATS as readonly string[]).includes(format)) return 'calc_pdf_Export';
@@ -30,7 +39,10 @@ export async function officeToPdf(call: EngineCall): Promise<EngineResult> {
 
   const warm = !warmProfileBusy;
   const profile = warm ? path.join(call.config.ENGINE_TMP_DIR || tmpdir(), `libreoffice-profile-${process.pid}`) : path.join(call.dir, 'profile');
-  if (warm) warmProfileBusy = true;
+  if (warm) {
+    warmProfileBusy = true;
+    removeOnExit(profile);
+  }
   try {
     await runTool(
       call.choice.installed.executable!,

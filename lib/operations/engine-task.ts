@@ -70,8 +70,6 @@ export interface EngineOperation {
   outputFormat(payload: Record<string, any>): string | undefined;
   /** Splits the input files into the ones to process and extras (default: all processed). */
   partition?(ctx: OperationContext): { files: InputFile[]; extras: InputFile[] };
-  /** Overrides the registry (tests). */
-  registry?: () => EngineRegistry;
 }
 
 /** Output names for `count` files made from `source` (an input file name, or a default). */
@@ -144,7 +142,7 @@ function asTaskFailure(err: unknown, engine: string): unknown {
 
 export function engineOperation(op: EngineOperation): Implementation {
   return async (ctx) => {
-    const registry = (op.registry ?? engineRegistry)();
+    const registry = engineRegistry();
     const payload = ctx.payload;
     const override = typeof payload.input_format === 'string' ? normalizeFormat(payload.input_format) : undefined;
     const { files, extras } = op.partition?.(ctx) ?? { files: ctx.inputs, extras: [] };
@@ -197,6 +195,8 @@ export function engineOperation(op: EngineOperation): Implementation {
         try {
           result = await ctx.log.time('engine call', () => handler(call), { engine: choice.engine, engineVersion: choice.version, inputFormat: inputs[0]?.format ?? null });
         } catch (err) {
+          // A cancelled or timed-out call fails for that reason, whatever the engine said on the way out.
+          ctx.signal.throwIfAborted();
           throw asTaskFailure(err, choice.engine);
         }
         ctx.signal.throwIfAborted();

@@ -165,6 +165,30 @@ describe('capture-website', () => {
     expect(await sharp(await h.file(t.clipped!)).metadata()).toMatchObject({ width: 800, height: 600 });
   });
 
+  it('honours orientation, margins, footer templates and transparent backgrounds', async () => {
+    const t = await h.run({
+      wide: {
+        operation: 'capture-website',
+        url: `${pages.origin}/doc`,
+        output_format: 'pdf',
+        page_format: 'A5',
+        page_orientation: 'landscape',
+        margin_bottom: 20,
+        footer_template: '<div style="font-size:10px;width:100%;text-align:center">Footer <span class="pageNumber"></span></div>',
+      },
+      clear: { operation: 'capture-website', url: `${pages.origin}/doc`, output_format: 'png', transparent_background: true, screen_width: 400, screen_height: 300, device_scale_factor: 1 },
+    });
+    const [size] = await pdfPageSizes(await h.file(t.wide!));
+    // A5 landscape: 210 × 148 mm.
+    expect(size!.width).toBeCloseTo(595.3, -0.5);
+    expect(size!.height).toBeCloseTo(419.5, -0.5);
+    expect(pdfPageText(await h.saveTo(dir, t.wide!), 1)).toContain('Footer 1');
+    const { data, info } = await sharp(await h.file(t.clear!)).raw().toBuffer({ resolveWithObject: true });
+    expect(info.channels).toBe(4);
+    // The bottom-right corner has no content: fully transparent.
+    expect(data[(info.height - 1) * info.width * 4 + (info.width - 1) * 4 + 3]).toBe(0);
+  });
+
   it('sends the task headers to the page’s own origin only', async () => {
     const before = other.requests.length;
     const t = await h.run({

@@ -2,7 +2,8 @@
  * Jobs on the real engines in-process, without the gateway: dynalite and s3rver for state and files,
  * a recording queue drained by hand through `runTask` with the process step's implementations.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig, type Config } from '#lib/config.js';
 import { createLogger } from '#lib/log.js';
@@ -12,7 +13,6 @@ import { importStaged } from '#lib/operations/import-staged.js';
 import { importUrl } from '#lib/operations/import-url.js';
 import { PROCESSING_IMPLEMENTATIONS } from '#lib/operations/processing.js';
 import { outputKey, type Implementation } from '#lib/operations/types.js';
-import type { Queue, QueueName } from '#lib/queue/port.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
 import { planJob } from '#lib/tasks/plan.js';
 import { runTask } from '#lib/tasks/runner.js';
@@ -20,17 +20,8 @@ import { Scheduler } from '#lib/tasks/scheduler.js';
 import { TaskService } from '#lib/tasks/service.js';
 import { TaskStore } from '#lib/tasks/store.js';
 import { startStateBackend } from '../support/dynalite.js';
+import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
 import { startFilesBackend } from '../support/s3rver.js';
-
-class RecordingQueue implements Queue {
-  sent: Array<{ queue: QueueName; message: any }> = [];
-  async send(queue: QueueName, message: unknown) {
-    this.sent.push({ queue, message });
-  }
-  async sendMany(queue: QueueName, messages: unknown[]) {
-    for (const m of messages) await this.send(queue, m);
-  }
-}
 
 export const IMPLEMENTATIONS: Record<string, Implementation> = {
   'import/raw': importStaged,
@@ -47,16 +38,9 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
   const [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
   const queue = new RecordingQueue();
   const log = createLogger({}, { level: process.env.ENGINES_LOG ? 'debug' : 'silent' });
-  const config: Config = parseConfig({
-    STATE_TABLE: 'state',
-    FILES_BUCKET: 'files',
-    IMPORT_QUEUE: 'import',
-    PROCESS_QUEUE: 'process',
-    EXPORT_QUEUE: 'export',
-    OPERATIONS_QUEUE: 'operations',
-    WEBHOOKS_QUEUE: 'webhooks',
-    ...settings,
-  });
+  // The engines' folders (and LibreOffice's warm profile) in a folder of the harness's own, removed at close.
+  const engineDir = mkdtempSync(path.join(tmpdir(), 'engines-harness-'));
+  const config: Config = parseConfig({ ...TEST_CONFIG_ENV, ENGINE_TMP_DIR: engineDir, ...settings });
   const store = new TaskStore(state.store);
   const scheduler = new Scheduler({ store, queue, log });
   const service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
@@ -74,7 +58,7 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
           config,
           log,
           implementations: IMPLEMENTATIONS,
-          requeue: async (task) => void queue.sent.push({ queue: task.step, message: { taskId: task.id } }),
+          requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }),
         });
       }
     }
@@ -107,7 +91,10 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
       writeFileSync(target, await this.file(task, index));
       return target;
     },
-    close: () => Promise.all([state.close(), files.close()]),
+    close: async () => {
+      await Promise.all([state.close(), files.close()]);
+      rmSync(engineDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -3,7 +3,8 @@
  * dynalite and s3rver: conversion sizes, thumbnails, watermarks, merge, optimize, metadata round
  * trips, and the limits that refuse a file before it is decoded.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
@@ -125,6 +126,25 @@ describe('watermark', () => {
     }
   });
 
+  it('puts an image watermark from another task on PDF pages', async () => {
+    const t = await h.run({
+      doc: base64(await textPdf(2), 'doc.pdf'),
+      logo: base64(await transparentPng(120), 'logo.png'),
+      mark: { operation: 'watermark', input: ['doc', 'logo'], image: 'logo', image_width_percent: 25, opacity: 40, position_vertical: 'bottom', position_horizontal: 'right' },
+    });
+    expect(t.mark).toMatchObject({ status: 'finished', engine: 'pdf-lib' });
+    const file = await h.saveTo(dir, t.mark!);
+    // One image drawn on each page (with its transparency as a soft mask), the text still there.
+    // pdfimages -list: page, num, type (image or smask), …
+    const rows = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim())
+      .map((l) => l.trim().split(/\s+/));
+    expect(rows.map(([page, , type]) => `${page}:${type}`)).toEqual(['1:image', '1:smask', '2:image', '2:smask']);
+    expect(pdfPageText(file, 2)).toContain('Page 2 of 2');
+  });
+
   it('marks only the selected pages, below the content when asked', async () => {
     const t = await h.run({
       doc: base64(await textPdf(4), 'doc.pdf'),
@@ -233,6 +253,28 @@ describe('merge, optimize, metadata', () => {
     expect((await h.file(t.qpdf!)).length).toBeLessThanOrEqual(heavy.length);
   });
 
+  it('flattens form and signature fields into the page when optimizing with flatten_signatures', async () => {
+    const form = await PDFDocument.create();
+    const page = form.addPage([400, 300]);
+    const field = form.getForm().createTextField('signature');
+    field.setText('Signed by Ada');
+    field.addToPage(page, { x: 50, y: 150, width: 250, height: 40 });
+    const bytes = Buffer.from(await form.save());
+    const t = await h.run({
+      doc: base64(bytes, 'form.pdf'),
+      gs: { operation: 'optimize', input: 'doc', flatten_signatures: true },
+      qpdf: { operation: 'optimize', input: 'doc', engine: 'qpdf', flatten_signatures: true },
+      kept: { operation: 'optimize', input: 'doc', engine: 'qpdf' },
+    });
+    const fieldsOf = async (task: typeof t.gs) => (await PDFDocument.load(await h.file(task!))).getForm().getFields().length;
+    expect(await fieldsOf(t.kept)).toBe(1);
+    for (const name of ['gs', 'qpdf'] as const) {
+      expect(t[name], name).toMatchObject({ status: 'finished' });
+      expect(await fieldsOf(t[name]), name).toBe(0);
+      expect(pdfPageText(await h.saveTo(dir, t[name]!), 1), name).toContain('Signed by Ada');
+    }
+  });
+
   it('optimizes PNG and JPG with sharp', async () => {
     const png = await sharp(await jpeg(600, 400, { noise: 4 })).png({ compressionLevel: 0 }).toBuffer();
     const t = await h.run({
@@ -260,6 +302,28 @@ describe('merge, optimize, metadata', () => {
     expect(t.read!.result!.metadata).not.toHaveProperty('SourceFile');
     expect(t.read!.result!.files).toEqual([]);
     expect(t.readPdf!.result!.metadata).toMatchObject({ Author: 'Grace Hopper', Title: 'Compilers', PageCount: 1 });
+  });
+});
+
+describe('temporary folders', () => {
+  it('removes each engine call’s folder afterwards, when it worked and when it failed', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'engine-tmp-'));
+    const own = await startEngineHarness({ ENGINE_TMP_DIR: tmp });
+    try {
+      const t = await own.run({
+        photo: base64(photo, 'photo.jpg'),
+        pdf: { operation: 'convert', input: 'photo', output_format: 'pdf' },
+        lie: base64(declaredHugePng(), 'lie.png'),
+        refused: { operation: 'convert', input: 'lie', output_format: 'webp' },
+      });
+      expect(t.pdf).toMatchObject({ status: 'finished', engine: 'pdf-lib' });
+      expect((await PDFDocument.load(await own.file(t.pdf!))).getPageCount()).toBe(1);
+      expect(t.refused).toMatchObject({ status: 'error', code: 'IMAGE_TOO_LARGE' });
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      await own.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

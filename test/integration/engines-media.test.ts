@@ -2,12 +2,13 @@
  * Documents and media on their native engines (LibreOffice, Ghostscript, FFmpeg), in-process against
  * dynalite and s3rver. CI installs the Debian packages (.ci/run), so none of this is skipped.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { endExiftool } from '#lib/engines/exiftool.js';
 import { colourVideo, docx, pdfPageText, textPdf } from '../fixtures/engine-fixtures.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
@@ -138,6 +139,31 @@ describe('video and audio with FFmpeg', () => {
     expect(white).toBeGreaterThan(100);
     expect(data[(200 * info.width + 300) * info.channels + 1]!).toBeLessThan(40);
     expect(Number.parseFloat(String(t.meta!.result!.metadata!.Duration))).toBeCloseTo(10, 0);
+  });
+});
+
+describe('timeouts', () => {
+  it('kills FFmpeg when the task times out, and leaves nothing behind', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'engine-tmp-'));
+    const own = await startEngineHarness({ ENGINE_TMP_DIR: tmp });
+    try {
+      const started = performance.now();
+      const t = await own.run({
+        clip: base64(video, 'clip.mp4'),
+        slow: { operation: 'convert', input: 'clip', output_format: 'mkv', video_codec: 'h265', preset: 'veryslow', timeout: 1 },
+      });
+      expect(t.slow).toMatchObject({ status: 'error', code: 'TIMEOUT' });
+      expect(performance.now() - started).toBeLessThan(5000);
+      // The encoder was killed with its process group, and the call's folder removed.
+      await vi.waitFor(() => {
+        const running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(tmp));
+        expect(running).toEqual([]);
+        expect(readdirSync(tmp)).toEqual([]);
+      });
+    } finally {
+      await own.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

@@ -8,7 +8,10 @@
  * own origin only) and the guarded proxy, which resolves names and dials only allowed addresses (the
  * browser's own DNS is switched off, so it cannot reach a name any other way).
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -78,16 +81,34 @@ async function launch(installed: InstalledVersion, config: Config, log: Logger):
     '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--disable-quic',
   );
+  // The profile in a folder of our own, removed when the browser goes and when the process exits
+  // (a process that is killed before it can close the browser would otherwise leave it behind).
+  const userDataDir = await mkdtemp(path.join(config.ENGINE_TMP_DIR || tmpdir(), 'chrome-profile-'));
+  const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
+  process.once('exit', removeProfile);
   const started = performance.now();
-  const browser = await puppeteer.launch({
-    executablePath,
-    args,
-    headless: installed.variant === 'system' ? true : 'shell',
-    defaultViewport: null,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    protocolTimeout: 120_000,
+  let browser: Browser;
+  try {
+    browser = await puppeteer.launch({
+      executablePath,
+      args,
+      userDataDir,
+      headless: installed.variant === 'system' ? true : 'shell',
+      defaultViewport: null,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      protocolTimeout: 120_000,
+    });
+  } catch (err) {
+    process.removeListener('exit', removeProfile);
+    removeProfile();
+    await proxy.close();
+    throw err;
+  }
+  browser.once('disconnected', () => {
+    process.removeListener('exit', removeProfile);
+    removeProfile();
   });
   const version = (await browser.version()).replace(/^\D+/, '');
   log.info('browser launched', { engine: 'chrome', variant: installed.variant, version, durationMs: Math.round(performance.now() - started) });
@@ -262,6 +283,7 @@ export async function capture(req: CaptureRequest): Promise<{ version: string; b
   blockedListeners.add(onBlocked);
   const onAbort = () => void context.close().catch(() => {});
   req.signal.addEventListener('abort', onAbort, { once: true });
+  if (req.signal.aborted) onAbort();
   try {
     const page: Page = await context.newPage();
     page.setDefaultTimeout(NAVIGATION_TIMEOUT_MS);
