@@ -61,7 +61,9 @@ describe('jobs across a crash of the functions process', () => {
     platform = await startPlatform({ dataDir, output: 'ignore', env });
     cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 
-    const deadline = Date.now() + 90_000;
+    // Usually seconds; a run whose message was lost is re-queued by the sweeper (every minute locally,
+    // once its lease has lapsed 30 s), so allow a few sweeps.
+    const deadline = Date.now() + 180_000;
     let jobs = await Promise.all(ids.map((id) => cc.jobs.get(id)));
     while (jobs.some((j) => j.status !== 'finished' && j.status !== 'error') && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1000));
@@ -73,7 +75,7 @@ describe('jobs across a crash of the functions process', () => {
       expect(cc.jobs.getExportUrls(job)).toHaveLength(1);
       expect(job.tasks.find((t) => t.name === 'fetch')!.result?.files?.[0]?.size).toBe(20 * 1024);
     }
-  });
+  }, 300_000);
 });
 
 describe('a large file through the consumers', () => {
