@@ -454,24 +454,18 @@ export class MigrationService {
     if (!rec) throw notFound('Operation', n.name);
     if (rec.done) return;
     const now = Date.now();
-    try {
-      await this.store.update(
-        operationKey(n),
-        {
-          set: {
-            done: true,
-            phase: 'done',
-            endTime: timestamp(now),
-            requestedCancellation: true,
-            error: { code: RPC.CANCELLED, message: 'Operation cancelled.' },
-            statusMessage: 'Cancelled',
-            expiresAt: this.#retention(now),
-          },
-        },
-        { condition: { equals: { done: false, phase: 'queued' } } },
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
+    const cancelled = await this.#finish(
+      n,
+      'queued',
+      {
+        requestedCancellation: true,
+        error: { code: RPC.CANCELLED, message: 'Operation cancelled.' },
+        statusMessage: 'Cancelled',
+        expiresAt: this.#retention(now),
+      },
+      now,
+    );
+    if (!cancelled) {
       await this.store
         .update(operationKey(n), { set: { requestedCancellation: true } }, { condition: { equals: { done: false } } })
         .catch((e: unknown) => {
@@ -503,6 +497,21 @@ export class MigrationService {
     }
     const keepUntil = Math.max(Date.now(), rec.notBefore) + 86_400_000;
     await this.store.update(operationKey(n), { set: { deleted: true, expiresAt: epochSeconds(keepUntil) } });
+  }
+
+  /** Marks an operation done if it is still in `from`; false when another caller got there first. */
+  async #finish(n: ChildName, from: 'queued' | 'running', fields: Record<string, unknown>, now: number): Promise<boolean> {
+    try {
+      await this.store.update(
+        operationKey(n),
+        { set: { done: true, phase: 'done', endTime: timestamp(now), ...fields } },
+        { condition: { equals: { phase: from, ...(from === 'queued' ? { done: false } : {}) } } },
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionFailedError) return false;
+      throw err;
+    }
   }
 
   #retention(now: number): number {
@@ -633,23 +642,15 @@ export class MigrationService {
     }
     const outcome = await this.#apply(rec);
     const now = Date.now();
-    try {
-      await this.store.update(
-        operationKey(n),
-        {
-          set: {
-            done: true,
-            phase: 'done',
-            endTime: timestamp(now),
-            ...('error' in outcome ? { error: outcome.error, statusMessage: 'Failed' } : { response: outcome.response, statusMessage: 'Succeeded' }),
-            expiresAt: rec.deleted ? epochSeconds(now + 86_400_000) : this.#retention(now),
-          },
-        },
-        { condition: { equals: { phase: 'running' } } },
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
-    }
+    await this.#finish(
+      n,
+      'running',
+      {
+        ...('error' in outcome ? { error: outcome.error, statusMessage: 'Failed' } : { response: outcome.response, statusMessage: 'Succeeded' }),
+        expiresAt: rec.deleted ? epochSeconds(now + 86_400_000) : this.#retention(now),
+      },
+      now,
+    );
     this.log?.info('operation finished', { operation, verb: rec.verb, target: rec.target, error: 'error' in outcome ? outcome.error.message : undefined });
   }
 
