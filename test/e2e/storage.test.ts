@@ -81,14 +81,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const s3Args = () => ({
-  bucket: userS3.bucket,
-  region: 'us-east-1',
-  endpoint: userS3.endpoint,
-  access_key_id: userS3.credentials.accessKeyId,
-  secret_access_key: userS3.credentials.secretAccessKey,
-  session_token: sessionToken,
-});
+const s3Args = () => userS3.taskArgs({ session_token: sessionToken });
 const azureSas = () =>
   generateBlobSASQueryParameters(
     { containerName: 'converted', permissions: ContainerSASPermissions.parse('racwl'), expiresOn: new Date(Date.now() + 3600_000) },

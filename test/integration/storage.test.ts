@@ -138,13 +138,7 @@ async function runJob(tasks: Record<string, unknown>, cfg = config) {
   return { job: done, tasks: byName };
 }
 
-const s3Args = () => ({
-  bucket: userS3.bucket,
-  region: 'us-east-1',
-  endpoint: userS3.endpoint,
-  access_key_id: userS3.credentials.accessKeyId,
-  secret_access_key: userS3.credentials.secretAccessKey,
-});
+const s3Args = () => userS3.taskArgs();
 const base64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 

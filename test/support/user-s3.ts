@@ -120,6 +120,15 @@ export async function startUserS3(bucket = 'user-bucket', opts: { sessionToken?:
     credentials,
     client,
     requests,
+    /** The arguments an import/s3 or export/s3 task needs to reach this bucket. */
+    taskArgs: (extra: Record<string, unknown> = {}) => ({
+      bucket,
+      region: 'us-east-1',
+      endpoint,
+      access_key_id: credentials.accessKeyId,
+      secret_access_key: credentials.secretAccessKey,
+      ...extra,
+    }),
     close: async () => {
       DUMMY_ACCOUNT.revokeAccessKey(credentials.accessKeyId);
       await new Promise<void>((resolve) => front.close(() => resolve()));
