@@ -47,6 +47,14 @@ const collectorAction =
     return googleJson(wire, operationJson(await service.actOnCollector(action, n, actionRequestId(req)), wire.enums));
   };
 
+/** A list response: the items under `field` and the next page's token, each left out when empty. */
+function listJson<T>(field: string, page: { items: T[]; nextPageToken?: string }, view: (item: T) => unknown) {
+  return {
+    ...(page.items.length ? { [field]: page.items.map(view) } : {}),
+    ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
+  };
+}
+
 export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
   // google.cloud.location.Locations
   {
@@ -62,10 +70,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     run: async ([project = ''], { req, wire, service }) => {
       projectName('name', project);
       const page = service.listLocations(project, req.searchParams);
-      return googleJson(wire, {
-        ...(page.items.length ? { locations: page.items.map(locationJson) } : {}),
-        ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      });
+      return googleJson(wire, listJson('locations', page, locationJson));
     },
   },
 
@@ -110,10 +115,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     template: `${LOCATION}/collectors`,
     run: async ([project = '', location = ''], { req, wire, service }) => {
       const page = await service.listCollectors(locationName('parent', project, location), req.searchParams);
-      return googleJson(wire, {
-        ...(page.items.length ? { collectors: page.items.map((c) => collectorJson(c, wire.enums)) } : {}),
-        ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      });
+      return googleJson(wire, listJson('collectors', page, (c) => collectorJson(c, wire.enums)));
     },
   },
   {
@@ -153,10 +155,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     template: `${LOCATION}/operations`,
     run: async ([project = '', location = ''], { req, wire, service }) => {
       const page = await service.listOperations(locationName('name', project, location), req.searchParams);
-      return googleJson(wire, {
-        ...(page.items.length ? { operations: page.items.map((op) => operationJson(op, wire.enums)) } : {}),
-        ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
-      });
+      return googleJson(wire, listJson('operations', page, (op) => operationJson(op, wire.enums)));
     },
   },
   {
