@@ -144,11 +144,3 @@ export class S3FileStore implements FileStore {
     return { url, fields };
   }
 }
-
-/** Reads a whole small stream (tests, metadata); never use it for file bodies. */
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
-

@@ -16,7 +16,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAll } from '#lib/files/s3.js';
+import { readAll } from '../support/streams.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';

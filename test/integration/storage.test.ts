@@ -9,7 +9,7 @@ import { BlobServiceClient, ContainerSASPermissions, generateBlobSASQueryParamet
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config.js';
-import { readAll } from '#lib/files/s3.js';
+import { readAll } from '../support/streams.js';
 import { createLogger } from '#lib/log.js';
 import { exportUpload } from '#lib/operations/export-upload.js';
 import { exportUrl } from '#lib/operations/export-url.js';
