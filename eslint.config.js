@@ -20,6 +20,15 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
+      // `import { z } from 'zod'` takes zod's namespace object as a value, so a bundle keeps every export
+      // of zod, its 40-odd locales included (~750 KB); `import * as z` lets esbuild keep only what is used.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
+          message: "Use `import * as z from 'zod'` (keeps function bundles small).",
+        },
+      ],
     },
   },
 );

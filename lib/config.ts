@@ -3,7 +3,7 @@
  * Nothing else in the code base reads `process.env`; adapters get what they need through their
  * constructors. A missing or malformed setting fails the cold start with the name of the setting.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])

@@ -1,5 +1,5 @@
 /** GET /v2/jobs/{id}: a job with its tasks; `redirect=true` redirects to its export URL once finished. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { taskStore } from '#lib/platform/tasks.js';
 import { idParams, ownedJob } from '#lib/tasks/http.js';

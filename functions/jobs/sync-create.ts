@@ -2,7 +2,7 @@
  * POST /sync/v2/jobs: creates a job and answers once it has ended (or when the wait cap passes).
  * With `redirect: true` the answer is a 302 to the job's first export URL.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { invalid } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';

@@ -2,7 +2,7 @@
  * GET /sync/v2/jobs/{id} and GET /v2/jobs/{id}/wait: answers once the job has ended, or with its
  * current state when SYNC_MAX_WAIT_SECONDS (25 s, below the gateway's 30 s limit) have passed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { taskStore } from '#lib/platform/tasks.js';

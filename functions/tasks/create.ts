@@ -1,5 +1,5 @@
 /** POST /v2/{operation}: one standalone task (`input` names task ids). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';

@@ -1,5 +1,5 @@
 /** GET /v2/tasks/{id}: a task; `include=payload,depends_on_tasks,job,retries`. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { taskStore } from '#lib/platform/tasks.js';

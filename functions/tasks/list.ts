@@ -1,5 +1,5 @@
 /** GET /v2/tasks: newest first; `filter[job_id]`, `filter[status]`, `filter[operation]`, pages. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { taskStore } from '#lib/platform/tasks.js';

@@ -2,7 +2,7 @@
  * GET /sync/v2/tasks/{id} and GET /v2/tasks/{id}/wait: answers once the task has ended, or with its
  * current state after SYNC_MAX_WAIT_SECONDS.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';

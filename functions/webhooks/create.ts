@@ -3,7 +3,7 @@
  * with some of the user's API keys (`api_key_ids`, the ids `npm run keys -- list` shows). The answer
  * holds the endpoint's `signing_secret`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { invalid } from '#lib/errors.js';
 import { apiKeys, fileApiRoute } from '#lib/http/file-api.js';

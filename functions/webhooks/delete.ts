@@ -1,5 +1,5 @@
 /** DELETE /v2/webhooks/{id}: removes one of the caller's webhook endpoints; queued deliveries to it are dropped. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { noContent } from '#lib/http/types.js';

@@ -1,5 +1,5 @@
 /** GET /v2/users/me/webhooks: the caller's webhook endpoints, newest first; `filter[url]`, `page`, `per_page`. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { collectPage, listBody, pageQuery } from '#lib/tasks/http.js';

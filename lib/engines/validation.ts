@@ -3,7 +3,7 @@
  * keyed by field) when no installed engine can serve it, when the `engine` it names is unknown or not
  * installed, or when the `engine_version` it pins is not there. The messages name the choices.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { engineRegistry, type EngineRequest } from './registry.js';
 
 /** How an operation's arguments map to an engine request; `undefined` formats are decided at run time. */

@@ -5,7 +5,7 @@
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { config } from '../config.js';
 import { rootLogger } from '../platform/logger.js';
 import { requestContext, type RouteContext } from './middleware/context.js';

@@ -4,7 +4,7 @@
  * validate requests at the edge and describe the operations for discovery. Implementations live
  * beside, registered per step, so an endpoint that only validates never bundles an engine.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Step } from '../tasks/model.js';
 import { STORAGE_OPERATIONS } from './storage-catalog.js';
 import { withEngineCheck } from '../engines/validation.js';

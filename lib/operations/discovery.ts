@@ -4,7 +4,7 @@
  * installed engines) and the operation schemas that validate the requests (the options, their types,
  * defaults and possible values).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatGroup, normalizeFormat } from '../engines/formats.js';
 import { engineRegistry, versionMatches, type EngineRegistry, type EngineRow } from '../engines/registry.js';
 import { OPERATIONS, type OperationSpec } from './catalog.js';

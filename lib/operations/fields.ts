@@ -3,7 +3,7 @@
  * `OPERATIONS`). Kept in their own module so that those catalogs can use them without importing
  * `catalog.ts`, which imports them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** `input` as given: a task name or id, or several; stored as a list. */
 export const inputField = z

@@ -5,7 +5,7 @@
  * `/v2/operations?include=options` is generated from the schemas that validate the requests; each
  * schema is refined with the engine registry (engine, version and format pair must be servable here).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defaultRequest, withEngineCheck, type RequestOf } from '../engines/validation.js';
 import type { OperationSpec } from './catalog.js';
 import { common, filename, headers } from './fields.js';

@@ -5,7 +5,7 @@
  * and implementation under a second name, so `POST /v2/export/objstore` and a job task with
  * `operation: 'export/objstore'` both work.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AZURE_ACCOUNT_NAME } from '../storage/port.js';
 import type { OperationSpec } from './catalog.js';
 import { common, filename } from './fields.js';

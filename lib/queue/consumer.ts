@@ -5,7 +5,7 @@
  * and acknowledged instead of going round until the dead-letter queue.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Logger } from '../log.js';
 
 export interface MessageContext {

@@ -1,5 +1,5 @@
 /** Shared pieces of the job and task endpoints: loading what the caller owns, pages, includes. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../errors.js';
 import type { HttpRequest, Principal } from '../http/types.js';
 import type { Page } from '../state/port.js';

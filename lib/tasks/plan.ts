@@ -4,7 +4,7 @@
  * by field path (`tasks`, `tasks.<name>.operation`, `tasks.<name>.input`, `tasks.<name>.<argument>`),
  * before anything is stored.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../errors.js';
 import { operationSpec, type OperationSpec } from '../operations/catalog.js';
 

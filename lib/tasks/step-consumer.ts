@@ -1,5 +1,5 @@
 /** A step consumer Lambda: queue messages `{taskId}` run through `runTask` with the step's operations. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { config } from '../config.js';
 import type { Implementation } from '../operations/types.js';
 import { fileStore } from '../platform/files.js';

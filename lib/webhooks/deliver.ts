@@ -8,7 +8,7 @@
  *   `DelaySeconds`, so the wait costs nothing), until the delays run out; then the endpoint is failing.
  * - anything else: the endpoint is failing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../log.js';
 import { FetchFailedError, guardedFetch, type AddressPolicy } from '../net/guarded-fetch.js';
 import type { Queue } from '../queue/port.js';

@@ -4,7 +4,7 @@
  * (what the state store holds and filters run on); `*Json` renders them for a response, with enum
  * numbers when the request asked for `$alt=json;enum-encoding=int`, leaving unset fields out.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { anyOf, compact, ProtoEnum, type EnumEncoding } from '../wire.js';
 import type { FieldSchema } from '../filter.js';
 

@@ -16,7 +16,7 @@
  * failure undoes the first.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../../errors.js';
 import { fieldErrors } from '../../http/middleware/validate.js';
 import type { Logger } from '../../log.js';

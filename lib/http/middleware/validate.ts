@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ApiError } from '../../errors.js';
 import type { RouteContext, RouteRequest } from './context.js';
 
