@@ -8,7 +8,12 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', __filename: 'readonly', console: 'readonly' },
+    },
+    // CommonJS files (Serverless plugins) load modules with require().
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['**/*.ts'],

@@ -65,7 +65,7 @@ export interface CreatureYogaOptions {
   store: StateStore | (() => StateStore);
   /** Where yoga's logs go; a function is called on the first log line. Default: JSON lines on stdout. */
   logger?: Logger | (() => Logger);
-  /** Default `/graphql`; the explorer's assets are served under `<endpoint>/assets/`. */
+  /** Default `/graphql`; the explorer page loads its assets from `<endpoint>/assets/` (the graphiqlAssets function). */
   graphqlEndpoint?: string;
   /** Serve GraphiQL on GET with `accept: text/html` (default true). */
   graphiql?: boolean;
@@ -159,7 +159,6 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     },
     context: (): CreatureContext => ({ catalog, messages }),
     plugins: [
-      explorer.plugin,
       useCsrfPrevention(),
       useCostLimit({ maxCost: GRAPHQL_LIMITS.maxCost, listSizes: creatureListSizes(catalog) }),
       EnvelopArmorPlugin({

@@ -1,10 +1,10 @@
 /**
  * The explorer in a real headless Chromium, with every request that is not to this machine refused.
  *
- * By default the function's Lambda handler is served by a plain `node:http` server on a free port
- * (each request becomes an HTTP API payload 2.0 event), with messages in an in-memory dynalite.
- * Set GRAPHQL_E2E_BASE_URL (e.g. http://localhost:4000, serverless-offline) to test a running
- * service instead.
+ * By default against the local platform (serverless-offline running the functions of serverless.yml
+ * from their sources, as `npm start` does): the page comes from the graphql function, its assets from
+ * the graphiqlAssets function's precompressed files, messages from dynalite. Set GRAPHQL_E2E_BASE_URL
+ * (e.g. http://localhost:4000, or a deployed stage's URL) to test a running service instead.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +12,7 @@ import path from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStateBackend } from '../support/dynalite.js';
-import { startLambdaHttpServer } from './graphiql-server.js';
+import { startPlatform } from '#lib/local/platform.js';
 
 const CHROMIUM_FLAGS = [
   '--headless=new',
@@ -37,27 +36,13 @@ beforeAll(async () => {
   if (process.env.GRAPHQL_E2E_BASE_URL) {
     baseUrl = process.env.GRAPHQL_E2E_BASE_URL.replace(/\/$/, '');
   } else {
-    const backend = await startStateBackend();
-    cleanups.push(backend.close);
-    // The handler reads its configuration from the environment on first use, as on Lambda.
-    Object.assign(process.env, {
-      STATE_TABLE: backend.table,
-      AWS_ENDPOINT_URL_DYNAMODB: backend.endpoint,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_REGION: 'us-east-1',
-      FILES_BUCKET: 'unused',
-      IMPORT_QUEUE: 'unused',
-      PROCESS_QUEUE: 'unused',
-      EXPORT_QUEUE: 'unused',
-      OPERATIONS_QUEUE: 'unused',
-      WEBHOOKS_QUEUE: 'unused',
-      LOG_LEVEL: 'warn',
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'graphiql-e2e-data-'));
+    const platform = await startPlatform({ dataDir, dispatch: false, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore' });
+    cleanups.push(async () => {
+      await platform.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     });
-    const { handler } = await import('#functions/graphql/handler.js');
-    const server = await startLambdaHttpServer(handler);
-    cleanups.push(server.close);
-    baseUrl = server.url;
+    baseUrl = platform.baseUrl;
   }
   userDataDir = mkdtempSync(path.join(tmpdir(), 'graphiql-e2e-'));
   browser = await puppeteer.launch({
@@ -66,7 +51,7 @@ beforeAll(async () => {
     userDataDir,
     args: CHROMIUM_FLAGS,
   });
-});
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -134,7 +119,7 @@ async function resultText(): Promise<string> {
   return text('[aria-label="Result Window"]');
 }
 
-describe('GraphiQL served by the function', () => {
+describe('GraphiQL served by the functions', () => {
   it('opens offline, documents creatures and creature, and runs its default query', async () => {
     await openExplorer();
     expect(await page.title()).toBe('Creature API explorer');

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createCreatureYoga } from '#lib/creatures/yoga.js';
 import { createLogger } from '#lib/log.js';
 import type { StateStore } from '#lib/state/port.js';
-import { GRAPHIQL_ASSET_FILES, GRAPHIQL_ASSET_VERSION, pickEncoding } from '#lib/graphql/graphiql.js';
+import { GRAPHIQL_ASSET_VERSION } from '#lib/graphql/graphiql-assets.js';
 import { lambdaHandler, type FetchServer, type LambdaServerContext } from '#lib/graphql/lambda.js';
 
 /** Creature queries never touch the store; this one fails loudly if anything does. */
@@ -41,8 +38,6 @@ function event(overrides: Partial<APIGatewayProxyEventV2> & { method?: string } 
     ...rest,
   };
 }
-
-const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
 
 describe('the Lambda handler (HTTP API payload 2.0)', () => {
   it('answers a JSON POST, also when the gateway delivers the body base64-encoded', async () => {
@@ -106,46 +101,12 @@ describe('the offline explorer', () => {
     expect(html.length).toBeLessThan(20_000);
   });
 
-  it('serves every asset compressed, each Lambda response well under the 6 MB limit', async () => {
-    for (const file of GRAPHIQL_ASSET_FILES) {
-      for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
-        const res = await handler(
-          event({ rawPath: `/graphql/assets/${file}`, rawQueryString: `v=${GRAPHIQL_ASSET_VERSION}`, headers: { host: 'h', 'accept-encoding': encoding } }),
-          lambdaContext,
-        );
-        expect(res.statusCode, file).toBe(200);
-        expect(res.isBase64Encoded).toBe(true);
-        expect(res.headers?.['content-encoding']).toBe(encoding);
-        expect(res.headers?.['cache-control']).toContain('immutable');
-        expect(JSON.stringify(res).length, `${file} (${encoding})`).toBeLessThan(LAMBDA_RESPONSE_LIMIT / 2);
-        const bytes = decode(Buffer.from(res.body as string, 'base64'));
-        if (file === 'graphiql.js') expect(bytes.toString('utf8')).toContain('renderYogaGraphiQL');
-        expect(bytes.length).toBeGreaterThan(1000);
-      }
-    }
-  });
-
-  it('explains what to send when a client accepts no compression, and 404s unknown assets', async () => {
-    const plain = await handler(event({ rawPath: '/graphql/assets/graphiql.js', headers: { host: 'h' } }), lambdaContext);
-    expect(plain.statusCode).toBe(406);
-    expect(plain.body).toMatch(/accept-encoding: gzip/);
-    const unknown = await handler(event({ rawPath: '/graphql/assets/evil.js', headers: { host: 'h', 'accept-encoding': 'br' } }), lambdaContext);
-    expect(unknown.statusCode).toBe(404);
-    expect(unknown.body).toContain('graphiql.js');
-  });
-
-  it('picks brotli over gzip, honours q=0, and needs one of them', () => {
-    expect(pickEncoding('gzip, deflate, br')).toBe('br');
-    expect(pickEncoding('gzip, br;q=0')).toBe('gzip');
-    expect(pickEncoding('*')).toBe('br');
-    expect(pickEncoding('identity')).toBeUndefined();
-    expect(pickEncoding(null)).toBeUndefined();
-  });
-
-  it('names the installed GraphiQL bundle version in asset URLs (so browsers refetch after an upgrade)', () => {
-    const require = createRequire(import.meta.url);
-    const entry = require.resolve('@graphql-yoga/render-graphiql');
-    const pkg = JSON.parse(readFileSync(entry.replace(/\/(cjs|esm)\/index\.js$/, '/package.json'), 'utf8')) as { version: string };
-    expect(GRAPHIQL_ASSET_VERSION).toBe(pkg.version);
+  it('leaves the assets to their own function: the GraphQL handler does not serve them', async () => {
+    const res = await handler(
+      event({ rawPath: '/graphql/assets/graphiql.js', rawQueryString: `v=${GRAPHIQL_ASSET_VERSION}`, headers: { host: 'h', 'accept-encoding': 'br' } }),
+      lambdaContext,
+    );
+    expect(res.statusCode).toBe(404);
+    expect(String(res.body)).not.toContain('renderYogaGraphiQL');
   });
 });
