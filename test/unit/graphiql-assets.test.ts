@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as esbuild from 'esbuild';
-import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '#lib/log.js';
 import { buildGraphiqlAssets, graphiqlAssetContents, installedGraphiqlVersion } from '#lib/graphql/graphiql-assets-build.js';
@@ -12,7 +10,6 @@ import {
   createAssetsHandler,
   GRAPHIQL_ASSET_FILES,
   GRAPHIQL_ASSET_VERSION,
-  GRAPHIQL_ASSETS_DIR,
   pickEncoding,
 } from '#lib/graphql/graphiql-assets.js';
 
@@ -137,31 +134,4 @@ describe('building the assets', () => {
     expect(results.every((r) => r.dir === own)).toBe(true);
     expect((await buildGraphiqlAssets(own)).built).toBe(false);
   }, 300_000);
-});
-
-describe('what the functions bundle', () => {
-  const esbuildOptions = () => {
-    const yml = parse(readFileSync('serverless.yml', 'utf8')) as { custom: { esbuild: Record<string, any> } };
-    const { bundle, target, platform, format, mainFields, external, alias } = yml.custom.esbuild;
-    return { bundle, target, platform, format, mainFields, external, alias } as esbuild.BuildOptions;
-  };
-  const bundleOf = async (entry: string) => {
-    const result = await esbuild.build({ ...esbuildOptions(), entryPoints: [entry], write: false, metafile: true, outdir: 'out', logLevel: 'silent' });
-    return { bytes: result.outputFiles[0]!.contents.length, inputs: Object.keys(result.metafile.inputs) };
-  };
-
-  it('leaves GraphiQL out of the GraphQL function and keeps the assets function tiny', async () => {
-    const graphql = await bundleOf('functions/graphql/handler.ts');
-    expect(graphql.inputs.filter((i) => i.includes('render-graphiql'))).toEqual([]);
-    const assets = await bundleOf('functions/graphql/assets.ts');
-    expect(assets.inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
-    expect(assets.bytes).toBeLessThan(20_000);
-  });
-
-  it('packs the built folder with the assets function', () => {
-    const yml = parse(readFileSync('serverless.yml', 'utf8')) as { functions: Record<string, any> };
-    const fn = Object.values(yml.functions).find((f) => f.handler === 'functions/graphql/assets.handler');
-    expect(fn?.package?.patterns).toContain(`${GRAPHIQL_ASSETS_DIR}/**`);
-    expect(fn?.events).toEqual([{ httpApi: { method: 'GET', path: '/graphql/assets/{file}' } }]);
-  });
 });
