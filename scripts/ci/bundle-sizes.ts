@@ -110,6 +110,8 @@ export interface TemplateFunction {
   handler: string;
   /** Invoked by the HTTP API (an integration or an API Gateway permission points at it). */
   http: boolean;
+  /** `arm64` or `x86_64` (Lambda's default when the template names none). */
+  architecture: string;
   environment: Record<string, unknown>;
 }
 
@@ -153,6 +155,7 @@ export function templateFunctions(template: { Resources: Record<string, Resource
         logicalId,
         handler: String(r.Properties?.Handler ?? ''),
         http: httpIds.has(logicalId),
+        architecture: String(r.Properties?.Architectures?.[0] ?? 'x86_64'),
         environment: (r.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>,
       };
     })
@@ -169,6 +172,7 @@ export interface ArtifactSize {
   name: string;
   handler: string;
   http: boolean;
+  architecture: string;
   zip: string;
   zipBytes: number;
   unzippedBytes: number;
@@ -194,7 +198,7 @@ export async function artifactSizes(dir: string): Promise<ArtifactSize[]> {
   const out: ArtifactSize[] = [];
   for (const fn of templateFunctions(template)) {
     const zip = path.join(dir, `${fn.name}.zip`);
-    const row: ArtifactSize = { name: fn.name, handler: fn.handler, http: fn.http, zip, zipBytes: 0, unzippedBytes: 0, mapsWithSources: [], problems: [] };
+    const row: ArtifactSize = { name: fn.name, handler: fn.handler, http: fn.http, architecture: fn.architecture, zip, zipBytes: 0, unzippedBytes: 0, mapsWithSources: [], problems: [] };
     out.push(row);
     let archive: ZipFile;
     try {
@@ -239,10 +243,10 @@ export function failures(rows: ArtifactSize[], limit = HTTP_BUNDLE_LIMIT): strin
 }
 
 export function sizeTable(rows: ArtifactSize[]): string {
-  const head = ['function', 'http', 'zip', 'unzipped', 'bundle'];
-  const body = rows.map((r) => [r.name, r.http ? 'http' : '-', mb(r.zipBytes), mb(r.unzippedBytes), mb(r.bundleBytes)]);
+  const head = ['function', 'http', 'zip', 'unzipped', 'bundle', 'architecture'];
+  const body = rows.map((r) => [r.name, r.http ? 'http' : '-', mb(r.zipBytes), mb(r.unzippedBytes), mb(r.bundleBytes), r.architecture]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 || i === 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
   return [line(head), ...body.map(line)].join('\n');
 }
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/fallback/routes.js';
 import { localQueueName, readServiceDefinition } from '#lib/local/service-definition.js';
@@ -24,5 +26,17 @@ describe('serverless.yml as the local platform reads it', () => {
   it('lists the same HTTP routes as the fallback function knows', () => {
     const declared = definition.routes.filter(([, p]) => p !== '/{proxy+}').map(([m, p]) => `${m} ${p}`).sort();
     expect(ROUTES.map(([m, p]) => `${m} ${p}`).sort()).toEqual(declared);
+  });
+
+  it('runs every function on arm64 except the process step, whose Chromium and native engines are x86-64 builds', () => {
+    const yml = parse(readFileSync('serverless.yml', 'utf8')) as {
+      provider: { architecture?: string };
+      functions: Record<string, { architecture?: string }>;
+    };
+    const architectures = Object.fromEntries(
+      Object.entries(yml.functions).map(([name, fn]) => [name, fn.architecture ?? yml.provider.architecture ?? 'x86_64']),
+    );
+    const expected = Object.fromEntries(Object.keys(yml.functions).map((name) => [name, name === 'processStep' ? 'x86_64' : 'arm64']));
+    expect(architectures).toEqual(expected);
   });
 });
