@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startPlatform } from '#lib/local/platform.js';
 import { call } from '../test/support/lambda.js';
+import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
 import { graphqlScenario, measureHandlerColdImport, startBareGraphqlServer } from './graphql.js';
 import { largeFileRun } from './large-file.js';
@@ -89,6 +90,7 @@ try {
       `first invocation ${cold.firstInvokeMs.median.toFixed(0)} ms (median of ${cold.runs})`,
   );
 
+  ratios.push(await coldStartReport());
   ratios.push(...(await pipelineScenarios(platform)));
   ratios.push(...(await engineScenarios(platform, benchSite)));
   const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
