@@ -3,6 +3,7 @@
  * whatever context the caller binds (jobId, taskId, operation…). Secrets never reach this module
  * from callers; as a second line of defence, values of keys that look like secrets are redacted.
  */
+import { mapStack } from './stack-map.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -12,7 +13,7 @@ const SECRET_KEY = /(secret|password|token|private_key|access_key|authorization|
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack };
+    return { name: value.name, message: value.message, stack: value.stack && mapStack(value.stack) };
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   return Object.fromEntries(
