@@ -296,8 +296,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         batchSize: m.batchSize,
         maximumBatchingWindowSeconds: m.maximumBatchingWindow,
         reportBatchItemFailures: m.reportBatchItemFailures,
-        // Lambda polls a queue with several pollers and scales out; a few concurrent batches locally.
-        concurrency: m.maximumConcurrency ?? Number(process.env.LOCAL_POLLERS ?? 4),
+        // Lambda polls a queue with several pollers and scales out up to the mapping's maximumConcurrency;
+        // locally a few concurrent batches (LOCAL_POLLERS), never more than that maximum.
+        concurrency: Math.min(m.maximumConcurrency ?? Infinity, Number(process.env.LOCAL_POLLERS ?? 4)),
       })),
     });
     stoppers.push(() => dispatcher.stop());

@@ -20,7 +20,18 @@ export interface ConsumerOptions<S extends z.ZodType> {
   log: () => Logger;
   handle: (message: z.output<S>, ctx: MessageContext) => Promise<void>;
   onPoison?: (record: SQSRecord, problem: string) => Promise<void>;
+  retry?: RetryPolicy;
 }
+
+export interface RetryPolicy {
+  /** Seconds before the next delivery, by the receive count of the delivery that failed (1 = first). */
+  delaySeconds(receiveCount: number): number;
+  /** Changes the message's visibility timeout (SQS ChangeMessageVisibility). */
+  postpone(record: SQSRecord, seconds: number): Promise<void>;
+}
+
+/** 10 s after the first failure, then three times longer each time, at most 15 minutes. */
+export const backoff = (receiveCount: number) => Math.min(900, 10 * 3 ** Math.max(0, receiveCount - 1));
 
 export function sqsConsumer<S extends z.ZodType>(opts: ConsumerOptions<S>) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -42,7 +53,12 @@ export function sqsConsumer<S extends z.ZodType>(opts: ConsumerOptions<S>) {
       try {
         await opts.handle(parsed.data, { record, receiveCount, log });
       } catch (err) {
-        log.warn('message failed, will be delivered again', { error: err });
+        const delaySeconds = opts.retry?.delaySeconds(receiveCount);
+        log.warn('message failed, will be delivered again', { error: err, delaySeconds });
+        if (opts.retry && delaySeconds !== undefined) {
+          // Without it the message still comes back, only later (after the visibility timeout).
+          await opts.retry.postpone(record, delaySeconds).catch((e: unknown) => log.warn('could not put off the next delivery', { error: e }));
+        }
         failures.push({ itemIdentifier: record.messageId });
       }
     }

@@ -1,9 +1,10 @@
 /** The queue port on SQS (locally the embedded SQS-protocol server, through the same client). */
-import { GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Queue, QueueName, SendOptions } from './port.js';
 
 export class SqsQueue implements Queue {
   readonly #urls = new Map<string, Promise<string>>();
+  readonly #byName = new Map<string, Promise<string>>();
 
   /** `names` maps each logical queue to its SQS queue name. */
   constructor(
@@ -20,6 +21,21 @@ export class SqsQueue implements Queue {
       this.#urls.set(queue, url);
     }
     return url;
+  }
+
+  /**
+   * Sets when a received message is delivered again: `queueArn` and `receiptHandle` as a Lambda SQS
+   * record carries them (`eventSourceARN`, `receiptHandle`).
+   */
+  async postpone(queueArn: string, receiptHandle: string, seconds: number): Promise<void> {
+    const name = queueArn.slice(queueArn.lastIndexOf(':') + 1);
+    let url = this.#byName.get(name);
+    if (!url) {
+      url = this.sqs.send(new GetQueueUrlCommand({ QueueName: name })).then((r) => r.QueueUrl ?? '');
+      url.catch(() => this.#byName.delete(name));
+      this.#byName.set(name, url);
+    }
+    await this.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: await url, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
   }
 
   async send(queue: QueueName, message: unknown, opts: SendOptions = {}): Promise<void> {

@@ -1,21 +1,22 @@
 /** A step consumer Lambda: queue messages `{taskId}` run through `runTask` with the step's operations. */
-import { z } from 'zod';
 import { config } from '../config.js';
 import type { Implementation } from '../operations/types.js';
 import { fileStore } from '../platform/files.js';
 import { rootLogger } from '../platform/logger.js';
 import { queueClient } from '../platform/queue.js';
 import { taskScheduler, taskStore } from '../platform/tasks.js';
-import { sqsConsumer } from '../queue/consumer.js';
+import { backoff, sqsConsumer } from '../queue/consumer.js';
 import type { Step } from './model.js';
 import { runTask } from './runner.js';
-
-export const stepMessage = z.object({ taskId: z.string().min(1) });
+import { stepMessage } from './step-messages.js';
 
 export function stepConsumer(step: Step, implementations: Record<string, Implementation>) {
   return sqsConsumer({
     schema: stepMessage,
     log: () => rootLogger().child({ step }),
+    // A run that failed for a passing reason (network, a 5xx) is tried again soon, not after the
+    // step queue's 90-minute visibility timeout.
+    retry: { delaySeconds: backoff, postpone: (record, seconds) => queueClient().postpone(record.eventSourceARN, record.receiptHandle, seconds) },
     handle: (message, { log }) =>
       runTask(message.taskId, {
         store: taskStore(),
