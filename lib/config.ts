@@ -131,8 +131,13 @@ const schema = z.object({
   /** Days a finished long-running operation is kept before it expires. */
   MIGRATION_OPERATION_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
 
-  /** Largest file an import/upload form accepts, bytes. */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(10_000_000_000),
+  /** Largest file an import/upload form accepts, bytes: at most 5 GiB, the most S3 takes in one POST. */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().max(5 * 1024 ** 3).default(5 * 1024 ** 3),
+  /**
+   * The longest a task may run, seconds: the step functions' timeout (900 s, Lambda's most) less a
+   * margin to record the outcome. A task's `timeout` above it, or none, is cut to it.
+   */
+  TASK_MAX_SECONDS: z.coerce.number().int().positive().default(885),
   /** How long a step consumer's claim on a task lasts without renewal (renewed every third of it). */
   STEP_LEASE_SECONDS: z.coerce.number().int().min(3).max(900).default(30),
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */

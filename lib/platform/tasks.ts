@@ -43,6 +43,7 @@ export const taskService = () =>
     files: fileStore(),
     log: rootLogger().child({ component: 'tasks' }),
     maxUploadBytes: config().MAX_UPLOAD_BYTES,
+    maxTaskSeconds: config().TASK_MAX_SECONDS,
     onJobCreated: (job, tasks) => webhookNotifier().jobCreated(job, tasks),
     onTaskCreated: (task) => webhookNotifier().taskCreated(task),
   }));

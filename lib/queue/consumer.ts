@@ -4,7 +4,7 @@
  * those are delivered again. A malformed message can never succeed: it is reported to `onPoison`
  * and acknowledged instead of going round until the dead-letter queue.
  */
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Logger } from '../log.js';
 
@@ -12,6 +12,8 @@ export interface MessageContext {
   record: SQSRecord;
   /** 1 on first delivery. */
   receiveCount: number;
+  /** When the invocation ends (epoch ms), from Lambda's context; undefined without one. */
+  deadlineMs?: number;
   log: Logger;
 }
 
@@ -34,7 +36,7 @@ export interface RetryPolicy {
 export const backoff = (receiveCount: number) => Math.min(900, 10 * 3 ** Math.max(0, receiveCount - 1));
 
 export function sqsConsumer<S extends z.ZodType>(opts: ConsumerOptions<S>) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records ?? []) {
       const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
@@ -51,7 +53,8 @@ export function sqsConsumer<S extends z.ZodType>(opts: ConsumerOptions<S>) {
         continue;
       }
       try {
-        await opts.handle(parsed.data, { record, receiveCount, log });
+        const deadlineMs = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;
+        await opts.handle(parsed.data, { record, receiveCount, log, deadlineMs });
       } catch (err) {
         const delaySeconds = opts.retry?.delaySeconds(receiveCount);
         log.warn('message failed, will be delivered again', { error: err, delaySeconds });

@@ -27,7 +27,15 @@ export interface RunnerDeps {
   /** Sends the task's message again after a delay (seconds, at most 900). */
   requeue: (task: TaskRecord, delaySeconds: number) => Promise<void>;
   leaseSeconds?: number;
+  /**
+   * When the invocation running the task ends (epoch ms). The run stops with TIMEOUT a little before,
+   * so the task ends once, with a clear error, instead of being killed with its function and run again.
+   */
+  deadlineMs?: number;
 }
+
+/** Time kept at the end of an invocation to record a task's timeout. */
+const DEADLINE_MARGIN_MS = 10_000;
 
 /** Counts and hashes bytes as they pass. */
 function meter() {
@@ -86,12 +94,17 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
 
   const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
   const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();
+  const invocationMs = deps.deadlineMs === undefined ? Infinity : deps.deadlineMs - DEADLINE_MARGIN_MS - Date.now();
   const controller = new AbortController();
   let stopReason: 'timeout' | 'lost' | undefined;
   const timer = setTimeout(() => {
     stopReason = 'timeout';
-    controller.abort(new TaskFailure('TIMEOUT', `The task timed out after ${claimed.timeoutSeconds} seconds.`));
-  }, Math.max(0, remainingMs));
+    const message =
+      remainingMs <= invocationMs
+        ? `The task timed out after ${claimed.timeoutSeconds} seconds.`
+        : `The task timed out: it did not finish within the ${Math.round((Date.now() - startedMs) / 1000)} seconds its step could run.`;
+    controller.abort(new TaskFailure('TIMEOUT', message));
+  }, Math.max(0, Math.min(remainingMs, invocationMs)));
   const heartbeat = setInterval(() => {
     store
       .heartbeat(claimed.id, attempt, leaseSeconds)

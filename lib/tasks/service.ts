@@ -29,6 +29,11 @@ export interface TaskServiceDeps {
   log: Logger;
   /** Largest upload accepted by an import/upload form, bytes. */
   maxUploadBytes: number;
+  /**
+   * The longest a task may run: what its step function can run (TASK_MAX_SECONDS). A longer or absent
+   * `timeout` is cut to it, so a task ends with TIMEOUT rather than being killed with its function.
+   */
+  maxTaskSeconds?: number;
   /** Called once a job with its tasks, or a standalone task, is stored (webhooks). */
   onJobCreated?: (job: JobRecord, tasks: TaskRecord[]) => Promise<void>;
   onTaskCreated?: (task: TaskRecord) => Promise<void>;
@@ -89,7 +94,10 @@ export class TaskService {
       expiresAt: epochSeconds(args.now) + TASK_LIFETIME_SECONDS,
       dependsOn: args.dependsOn,
       ignoreError: args.payload.ignore_error === true,
-      timeoutSeconds: typeof args.payload.timeout === 'number' ? args.payload.timeout : DEFAULT_TASK_TIMEOUT_SECONDS,
+      timeoutSeconds: Math.min(
+        typeof args.payload.timeout === 'number' ? args.payload.timeout : DEFAULT_TASK_TIMEOUT_SECONDS,
+        this.deps.maxTaskSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS,
+      ),
       retryOf: args.retryOf ?? null,
       copyOf: args.retryOf ?? null,
       ...originFields(args.origin ?? {}),

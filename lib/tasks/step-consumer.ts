@@ -17,7 +17,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
     // A run that failed for a passing reason (network, a 5xx) is tried again soon, not after the
     // step queue's 90-minute visibility timeout.
     retry: { delaySeconds: backoff, postpone: (record, seconds) => queueClient().postpone(record.eventSourceARN, record.receiptHandle, seconds) },
-    handle: (message, { log }) =>
+    handle: (message, { log, deadlineMs }) =>
       runTask(message.taskId, {
         store: taskStore(),
         scheduler: taskScheduler(),
@@ -25,6 +25,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         config: config(),
         log,
         implementations,
+        deadlineMs,
         requeue: (task, delaySeconds) => queueClient().send(task.step, { taskId: task.id }, { delaySeconds }),
       }),
   });

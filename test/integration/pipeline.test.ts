@@ -156,6 +156,34 @@ describe('the pipeline under at-least-once delivery', () => {
     expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
   });
 
+  it('cuts a task\'s timeout to what its step function can run', async () => {
+    const capped = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9, maxTaskSeconds: 885 });
+    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const long = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 5 * 3600 }, []);
+    const unset = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
+    const short = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 60 }, []);
+    expect([long, unset, short].map((t) => t.timeoutSeconds)).toEqual([885, 885, 60]);
+  });
+
+  it('ends a task with TIMEOUT, once, before the invocation running it ends', async () => {
+    const never: Implementation = () => new Promise(() => {});
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    const started = Date.now();
+    // The invocation ends in 11.5 s; the runner keeps 10 s to record the outcome, so it stops after ~1.5 s.
+    await runTask(task.id, deps({ 'import/raw': never }, { deadlineMs: started + 11_500 }));
+    const ended = await store.getTask(task.id);
+    expect(ended).toMatchObject({ status: 'error', code: 'TIMEOUT', attempt: 1 });
+    expect(ended!.message).toMatch(/did not finish within the \d+ seconds its step could run/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // A later delivery of the same message finds the task ended and does not run it again.
+    await runTask(task.id, deps({ 'import/raw': never }));
+    expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'TIMEOUT', attempt: 1 });
+  });
+
   it('retries retryable failures through the queue and ends others at once', async () => {
     let calls = 0;
     const flaky: Implementation = async (ctx) => {
