@@ -5,13 +5,14 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as EmptyBucket from '#functions/stack/empty-bucket.js';
 import { useLocalEnv } from '../support/env.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';
 
 let files: Awaited<ReturnType<typeof startFilesBackend>>;
 let cloudFormation: Receiver;
-let handler: typeof import('#functions/stack/empty-bucket.js').handler;
+let handler: (typeof EmptyBucket)['handler'];
 
 const context = { logStreamName: 'stream-1' } as Context;
 const event = (RequestType: 'Create' | 'Update' | 'Delete', n: number) =>
