@@ -20,10 +20,11 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { ApiKeys } from '../auth/keys.js';
 import { SCOPES } from '../auth/scopes.js';
-import { createS3Client } from '../files/s3.js';
+import { createS3Client, S3FileStore } from '../files/s3.js';
 import { DynamoStateStore } from '../state/dynamodb.js';
 import { ensureStateTable } from '../state/table.js';
 import { lambdaInvoker, startDispatcher } from './dispatcher.js';
+import { deleteExpired } from './expiry.js';
 import { forwardS3Events } from './s3-events.js';
 import { startS3Front } from './s3-front.js';
 import { readServiceDefinition, type QueueDefinition } from './service-definition.js';
@@ -322,6 +323,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         await forwarder.idle();
       });
     }
+    // DynamoDB's TTL and the bucket's lifecycle rule, which dynalite and s3rver lack.
+    const expiry = { state: new DynamoStateStore(dynamoClient, table), files: new S3FileStore(s3Client, bucket) };
+    const expire = () => deleteExpired(expiry).catch((err: unknown) => log(`deleting expired items failed: ${(err as Error).message}`));
+    const expiryTimer = setInterval(expire, 60_000);
+    void expire();
+    stoppers.push(async () => clearInterval(expiryTimer));
+
     // Tells `npm run keys` where the running platform's state lives (the LevelDB files are locked).
     const stateFile = path.join(opts.dataDir, 'platform.json');
     await writeFile(stateFile, JSON.stringify({ pid: process.pid, baseUrl, dynamodb, table }, null, 2));
