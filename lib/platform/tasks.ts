@@ -25,6 +25,7 @@ export const webhookNotifier = () =>
     queue: queueClient(),
     log: rootLogger().child({ component: 'webhooks' }),
     publicBaseUrl: config().PUBLIC_BASE_URL,
+    files: fileStore(),
   }));
 
 export const taskScheduler = () =>

@@ -2,6 +2,30 @@
 import { ChangeMessageVisibilityCommand, GetQueueUrlCommand, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Queue, QueueName, SendOptions } from './port.js';
 
+/** What SQS takes: one message, and one batch of at most 10 messages, of at most 256 KiB. */
+export const MAX_MESSAGE_BYTES = 256 * 1024;
+const MAX_BATCH_ENTRIES = 10;
+
+/** Message bodies grouped into batches SQS accepts, in order; a body over the limit is an error. */
+export function batches(bodies: string[]): Array<Array<{ body: string; index: number }>> {
+  const out: Array<Array<{ body: string; index: number }>> = [];
+  let current: Array<{ body: string; index: number }> = [];
+  let bytes = 0;
+  bodies.forEach((body, index) => {
+    const size = Buffer.byteLength(body);
+    if (size > MAX_MESSAGE_BYTES) throw new Error(`a ${size}-byte message is larger than a queue message may be (${MAX_MESSAGE_BYTES})`);
+    if (current.length === MAX_BATCH_ENTRIES || bytes + size > MAX_MESSAGE_BYTES) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push({ body, index });
+    bytes += size;
+  });
+  if (current.length) out.push(current);
+  return out;
+}
+
 export class SqsQueue implements Queue {
   readonly #urls = new Map<string, Promise<string>>();
   readonly #byName = new Map<string, Promise<string>>();
@@ -50,12 +74,8 @@ export class SqsQueue implements Queue {
 
   async sendMany(queue: QueueName, messages: unknown[], opts: SendOptions = {}): Promise<void> {
     const QueueUrl = await this.#url(queue);
-    for (let i = 0; i < messages.length; i += 10) {
-      let entries = messages.slice(i, i + 10).map((m, j) => ({
-        Id: String(i + j),
-        MessageBody: JSON.stringify(m),
-        DelaySeconds: opts.delaySeconds,
-      }));
+    for (const batch of batches(messages.map((m) => JSON.stringify(m)))) {
+      let entries = batch.map(({ body, index }) => ({ Id: String(index), MessageBody: body, DelaySeconds: opts.delaySeconds }));
       for (let attempt = 0; entries.length; attempt++) {
         if (attempt >= 5) throw new Error(`could not send ${entries.length} messages to ${queue}`);
         const out = await this.sqs.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));

@@ -37,6 +37,12 @@ export interface RunnerDeps {
 /** Time kept at the end of an invocation to record a task's timeout. */
 const DEADLINE_MARGIN_MS = 10_000;
 
+/**
+ * The most a task's result (its file list, metadata) may take as JSON: with the arguments (at most
+ * 64 KiB) and the rest of the record it stays well inside DynamoDB's 400 KB item limit.
+ */
+export const MAX_RESULT_BYTES = 256 * 1024;
+
 /** Counts and hashes bytes as they pass. */
 function meter() {
   const md5 = createHash('md5');
@@ -147,6 +153,11 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       },
     };
     const outcome = await log.time('task run', () => abortable(implementation(ctx), controller.signal));
+    const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result));
+    if (resultBytes > MAX_RESULT_BYTES) {
+      const count = outcome.result.files?.length ?? 0;
+      throw new TaskFailure('TOO_MANY_FILES', `The task made ${count} files; their list takes ${resultBytes} bytes, more than one task can hold (${MAX_RESULT_BYTES}). Split the work into several tasks.`);
+    }
     const finished = await store.finish(claimed.id, attempt, outcome.result, {
       engine: outcome.engine ?? null,
       engineVersion: outcome.engineVersion ?? null,

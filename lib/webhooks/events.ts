@@ -3,10 +3,14 @@
  * subscribe to it (and, when an endpoint is assigned to API keys, only for jobs and tasks created with
  * one of them), plus the job's own `webhook_url` for `job.finished`/`job.failed`. The request body is
  * made once, when the event happens, and travels in the delivery message, so every retry sends (and
- * signs) the same bytes. Messages carry no secret: the consumer looks the signing secret up.
+ * signs) the same bytes; a body too large for a queue message (a job of many tasks) travels through
+ * the files bucket instead, and the message names it. Messages carry no secret: the consumer looks
+ * the signing secret up.
  *
  * Notification never breaks the pipeline: a failure to notify is logged, the job goes on.
  */
+import { createHash } from 'node:crypto';
+import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/port.js';
 import type { JobRecord, TaskRecord } from '../tasks/model.js';
@@ -21,8 +25,10 @@ export interface WebhookMessage {
   webhookId?: string;
   url?: string;
   event: WebhookEvent;
-  /** The exact JSON body to POST. */
-  body: string;
+  /** The exact JSON body to POST… */
+  body?: string;
+  /** …or the key of the file that holds it, when it is larger than INLINE_BODY_BYTES. */
+  bodyKey?: string;
   /** 1 for the first try. */
   attempt: number;
 }
@@ -34,7 +40,15 @@ export interface WebhookNotifierDeps {
   log: Logger;
   /** Base of `links.self` when the job or task did not record the one it was created under. */
   publicBaseUrl?: string;
+  /** Where bodies too large for a queue message go. */
+  files?: FileStore;
 }
+
+/** Bodies larger than this travel through the files bucket (an SQS message holds at most 256 KiB). */
+export const INLINE_BODY_BYTES = 128 * 1024;
+
+/** Where a large body is kept: named by its hash, so endpoints that get the same body share one file. */
+export const webhookBodyKey = (body: string) => `webhooks/${createHash('sha256').update(body).digest('hex')}.json`;
 
 /** Whether an endpoint hears about an event of something created with `keyId`. */
 export function subscribes(hook: Pick<WebhookRecord, 'events' | 'keyIds' | 'disabled'>, event: WebhookEvent, keyId: string | undefined): boolean {
@@ -112,6 +126,19 @@ export class WebhookNotifier {
 
   async #send(messages: WebhookMessage[]): Promise<void> {
     if (!messages.length) return;
+    const stored = new Map<string, string>();
+    for (const message of messages) {
+      if (message.body === undefined || Buffer.byteLength(message.body) <= INLINE_BODY_BYTES) continue;
+      if (!this.deps.files) throw new Error(`a ${Buffer.byteLength(message.body)}-byte webhook body needs the files store`);
+      let key = stored.get(message.body);
+      if (!key) {
+        key = webhookBodyKey(message.body);
+        await this.deps.files.put(key, Buffer.from(message.body), { contentType: 'application/json' });
+        stored.set(message.body, key);
+      }
+      message.bodyKey = key;
+      delete message.body;
+    }
     await this.deps.queue.sendMany('webhooks', messages);
     this.deps.log.info('webhooks queued', { count: messages.length, events: [...new Set(messages.map((m) => m.event))] });
   }

@@ -186,6 +186,21 @@ describe('the pipeline under at-least-once delivery', () => {
     expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'TIMEOUT', attempt: 1 });
   });
 
+  it('ends a task whose result would not fit in its record with TOO_MANY_FILES, and stores nothing broken', async () => {
+    const prolific: Implementation = async () => ({
+      result: { files: Array.from({ length: 3000 }, (_, i) => ({ filename: `page-${String(i).padStart(5, '0')}-${'x'.repeat(60)}.png`, size: 1000, md5: 'd41d8cd98f00b204e9800998ecf8427e' })) },
+    });
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    await runTask(task.id, deps({ 'import/raw': prolific }));
+    const ended = await store.getTask(task.id);
+    expect(ended).toMatchObject({ status: 'error', code: 'TOO_MANY_FILES', result: null });
+    expect(ended!.message).toMatch(/made 3000 files/);
+  });
+
   it('retries retryable failures through the queue and ends others at once', async () => {
     let calls = 0;
     const flaky: Implementation = async (ctx) => {
