@@ -107,12 +107,13 @@ const schema = z.object({
   ACCOUNT_CREDITS: z.coerce.number().int().nonnegative().default(1_000_000),
 
   /**
-   * Authentication of the Google-dialect APIs (label limits, migration assessment). `open`: any bearer
-   * token or none is accepted (the local default: Google's clients always send some token). `enforced`:
-   * the token (or `key`/`access_token` parameter) must be an API key of this service holding one of the
-   * method's OAuth scopes (`npm run keys -- create --scopes cloud-platform,drive.labels`).
+   * Authentication of the Google-dialect APIs (label limits, migration assessment). `enforced` (the
+   * default, and what serverless.yml deploys): the bearer token (or `key`/`access_token` parameter) must
+   * be an API key of this service holding one of the method's OAuth scopes
+   * (`npm run keys -- create --scopes cloud-platform,drive.labels`). `open`: any bearer token or none is
+   * accepted; only when set explicitly (`npm start` sets it for local use and says so in its banner).
    */
-  GOOGLE_AUTH_MODE: z.enum(['open', 'enforced']).default('open'),
+  GOOGLE_AUTH_MODE: z.enum(['open', 'enforced']).default('enforced'),
   /** List methods of the Google APIs: page size when `pageSize` is 0 or absent, and the largest one served. */
   GOOGLE_DEFAULT_PAGE_SIZE: z.coerce.number().int().positive().default(50),
   GOOGLE_MAX_PAGE_SIZE: z.coerce.number().int().positive().default(1000),

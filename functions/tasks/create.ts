@@ -6,11 +6,12 @@ import { json } from '#lib/http/types.js';
 import { taskService } from '#lib/platform/tasks.js';
 import { validateTask } from '#lib/tasks/plan.js';
 import { parseInclude, taskView } from '#lib/tasks/views.js';
+import { trimEnd } from '#lib/text.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.write', rateLimited: true, schemas: { params: z.object({ operation: z.string().min(1) }) } },
   async (req) => {
-    const operation = req.params.operation.replace(/\/+$/, '');
+    const operation = trimEnd(req.params.operation, '/');
     const errors: Record<string, string[]> = {};
     const checked = validateTask(req.body ?? {}, '', errors, operation);
     if (!checked && errors.operation) throw new ApiError('NOT_FOUND', `There is no operation ${operation}.`);

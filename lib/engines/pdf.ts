@@ -18,7 +18,8 @@ export function selectPages(ranges: string | undefined, count: number): number[]
   if (!ranges || !ranges.trim()) return Array.from({ length: count }, (_, i) => i + 1);
   const out = new Set<number>();
   for (const part of ranges.split(',')) {
-    const m = /^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$/.exec(part);
+    // No two quantifiers share a run of spaces (linear time on any text).
+    const m = /^\s*(\d+)\s*(?:(-)\s*(?:(\d+)\s*)?)?$/.exec(part);
     if (!m) continue;
     const from = Number(m[1]);
     const to = m[2] ? (m[3] ? Number(m[3]) : count) : from;

@@ -20,6 +20,7 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { ApiKeys } from '../auth/keys.js';
 import { SCOPES } from '../auth/scopes.js';
+import type { GoogleAuthMode } from '../google/auth.js';
 import { createS3Client, S3FileStore } from '../files/s3.js';
 import { DynamoStateStore } from '../state/dynamodb.js';
 import { ensureStateTable } from '../state/table.js';
@@ -44,6 +45,11 @@ export interface PlatformOptions {
   sqsPort?: number;
   /** The development API key; a random one is made (and kept in the data folder) when absent. */
   apiKey?: string;
+  /**
+   * Authentication of the Google-dialect APIs. Default `open`: local use, any token or none (a
+   * deployed stage enforces it). `env.GOOGLE_AUTH_MODE` overrides this too.
+   */
+  googleAuthMode?: GoogleAuthMode;
   /** Extra environment for the functions (e.g. RATE_LIMIT). */
   env?: Record<string, string>;
   /** Override queue visibility timeouts (seconds), for fast local retries in tests. */
@@ -61,7 +67,9 @@ export interface PlatformOptions {
 
 export interface Platform {
   baseUrl: string;
+  /** The development API key: every scope, so it works on every API in either Google auth mode. */
   apiKey: string;
+  googleAuthMode: GoogleAuthMode;
   endpoints: { dynamodb: string; s3: string; sqs: string; lambda: string };
   /** The serverless-offline process, where the functions run (for measurements). */
   functionsPid: number;
@@ -71,6 +79,13 @@ export interface Platform {
    * cut would, so that runs in progress end without finishing.
    */
   stop(opts?: { abrupt?: boolean }): Promise<void>;
+}
+
+/** The start-up banner's line on Google API authentication. */
+export function googleAuthBanner(mode: GoogleAuthMode): string {
+  return mode === 'open'
+    ? 'open: any token or none, no key needed (local use only; deployed stages enforce keys; GOOGLE_AUTH_MODE=enforced npm start to try it)'
+    : 'enforced: send the API key below as the bearer token (or key=)';
 }
 
 /** Local credentials: s3rver only accepts its own; dynalite and the SQS server accept any. */
@@ -208,11 +223,14 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     };
     for (const q of definition.queues) await createQueue(q);
 
-    // The development API key, with every scope; kept across restarts.
+    // The development API key, with every scope (the file API's and the Google OAuth scopes, so it
+    // works when Google authentication is enforced); kept across restarts, and given the scopes it
+    // lacks when it was made by an older version.
     const store = new DynamoStateStore(dynamoClient, table);
     const keys = new ApiKeys(store);
     let apiKey = await devKey(opts.dataDir, opts.apiKey);
-    if (!apiKey || !(await keys.verify(apiKey))) {
+    const existing = apiKey ? await keys.verify(apiKey) : undefined;
+    if (!existing || SCOPES.some((s) => !existing.scopes.includes(s))) {
       apiKey = (await keys.create({ scopes: [...SCOPES], name: 'development', secret: apiKey || undefined })).key;
     }
     await writeFile(path.join(opts.dataDir, 'dev-api-key'), apiKey + '\n', { mode: 0o600 });
@@ -231,8 +249,11 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       STATE_TABLE: table,
       FILES_BUCKET: bucket,
       ...Object.fromEntries(definition.queues.filter((q) => q.envVar).map((q) => [q.envVar!, q.localName])),
+      // serverless.yml deploys `enforced`; the local platform is open unless asked otherwise.
+      GOOGLE_AUTH_MODE: opts.googleAuthMode ?? 'open',
       ...opts.env,
     };
+    const googleAuthMode: GoogleAuthMode = env.GOOGLE_AUTH_MODE === 'enforced' ? 'enforced' : 'open';
     const buildDir = opts.buildDir ?? path.join('.esbuild', `platform-${httpPort}`);
     if (!opts.buildDir) stoppers.push(() => rm(path.join(root, buildDir), { recursive: true, force: true }));
     env.ESBUILD_WORK_FOLDER = buildDir;
@@ -336,7 +357,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => rm(stateFile, { force: true }));
     log(`platform ready at ${baseUrl}`);
 
-    return { baseUrl, apiKey, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, stop };
+    return { baseUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../errors.js';
+import { checkUrl, FetchFailedError, type AddressPolicy } from '../net/address-policy.js';
 import { operationSpec, type OperationSpec } from '../operations/catalog.js';
 
 export const TASK_NAME = /^[A-Za-z0-9_-]+$/;
@@ -82,11 +83,25 @@ const jobBody = z.object({
   webhook_url: z.string().url().refine((u) => /^https?:/i.test(u), 'must be an http or https URL').nullish(),
 });
 
-export function planJob(body: unknown): JobPlan {
+/**
+ * `urlPolicy` is the address policy a job's `webhook_url` must pass when the job is created (scheme
+ * http/https, no loopback, private, link-local or metadata address literal, no `localhost` or metadata
+ * name); the default is the strictest. Names are not resolved here: the delivery's guarded client
+ * checks every address it dials.
+ */
+export function planJob(body: unknown, urlPolicy: AddressPolicy = {}): JobPlan {
   const errors: Errors = {};
   const obj = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const meta = jobBody.safeParse(obj);
   if (!meta.success) for (const i of meta.error.issues) add(errors, i.path.map(String).join('.'), i.message);
+  else if (meta.data.webhook_url) {
+    try {
+      checkUrl(meta.data.webhook_url, urlPolicy);
+    } catch (err) {
+      if (!(err instanceof FetchFailedError)) throw err;
+      add(errors, 'webhook_url', err.message);
+    }
+  }
 
   const rawTasks = obj.tasks;
   if (!rawTasks || typeof rawTasks !== 'object' || Array.isArray(rawTasks) || Object.keys(rawTasks).length === 0) {

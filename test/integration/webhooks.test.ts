@@ -64,7 +64,8 @@ describe('notification', () => {
 
     const { job, tasks } = await service.createJob(
       userId,
-      planJob({ tasks: { up: { operation: 'import/upload' } }, webhook_url: `${receiver.url}/dynamic` }),
+      // The receiver is on loopback: the same test switch as the delivery's policy.
+      planJob({ tasks: { up: { operation: 'import/upload' } }, webhook_url: `${receiver.url}/dynamic` }, { allowLoopback: true }),
       undefined,
       { keyId: 'aaaaaaaaaaaaaaaa', baseUrl: 'http://api.test' },
     );
