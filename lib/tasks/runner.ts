@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Config } from '../config.js';
+import { numberedName, safeDir, safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
@@ -46,10 +47,7 @@ function meter() {
 /** Output names are unique within a task: a repeated name gets a number. */
 function uniqueName(used: Set<string>, filename: string, dir?: string): string {
   let name = filename;
-  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) {
-    const dot = filename.lastIndexOf('.');
-    name = dot > 0 ? `${filename.slice(0, dot)}-${n}${filename.slice(dot)}` : `${filename}-${n}`;
-  }
+  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) name = numberedName(filename, n);
   used.add(`${dir ?? ''}/${name}`);
   return name;
 }
@@ -119,18 +117,20 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       signal: controller.signal,
       open: async (file) => (await deps.files.get(file.key)).body,
       async save(filename, body, opts = {}) {
-        const name = uniqueName(used, filename, opts.dir);
-        const key = outputKey(claimed.id, name, opts.dir);
+        // Names and folders may come from input: made safe here, once, for every operation.
+        const dir = safeDir(opts.dir);
+        const name = uniqueName(used, safeFilename(filename), dir);
+        const key = outputKey(claimed.id, name, dir);
         if (typeof body === 'string' || Buffer.isBuffer(body)) {
           const bytes = typeof body === 'string' ? Buffer.from(body) : body;
           await deps.files.put(key, bytes, { contentType: opts.contentType });
           const md5 = createHash('md5').update(bytes).digest('hex');
-          return { filename: name, size: bytes.length, md5, ...(opts.dir ? { dir: opts.dir } : {}) } satisfies FileEntry;
+          return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
         const m = meter();
         (body as Readable).on('error', (err) => m.stream.destroy(err));
         await deps.files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
-        return { filename: name, ...m.result(), ...(opts.dir ? { dir: opts.dir } : {}) } satisfies FileEntry;
+        return { filename: name, ...m.result(), ...(dir ? { dir } : {}) } satisfies FileEntry;
       },
     };
     const outcome = await log.time('task run', () => abortable(implementation(ctx), controller.signal));

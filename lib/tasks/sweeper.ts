@@ -6,7 +6,7 @@
  */
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
-import { taskPrefix } from '../operations/types.js';
+import { taskPrefix, uploadPrefix } from '../operations/types.js';
 import type { Queue } from '../queue/port.js';
 import type { Item, StateStore } from '../state/port.js';
 import type { TaskRecord } from './model.js';
@@ -43,7 +43,7 @@ export async function sweep(deps: SweepDeps, now = Date.now()): Promise<{ expire
   await each<Item>(deps.state, { below: { expiresAt: nowSeconds + 1 } }, async (item) => {
     if (item.sk === 'task') {
       await deps.files.deletePrefix(taskPrefix(String(item.id)));
-      await deps.files.deletePrefix(`uploads/${String(item.id)}/`);
+      await deps.files.deletePrefix(uploadPrefix(String(item.id)));
     }
     await deps.state.delete({ pk: item.pk, sk: item.sk });
     expired++;
