@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { UserStorage } from '../storage/port.js';
 import { contentTypeOf } from '../storage/mime.js';
 import type { FileEntry } from '../tasks/model.js';
-import { hideSecrets, secretValues } from '../tasks/secrets.js';
+import { redactText, secretValues } from '../redact.js';
 import { safeDir, safeFilename } from '../files/names.js';
 import { TaskFailure, type OperationContext, type OperationOutcome } from './types.js';
 
@@ -76,7 +76,7 @@ export function storageFailure(ctx: OperationContext, storage: Pick<UserStorage,
   const info = storage.describe(err);
   const final = (ctx.task.attempt ?? 1) >= STEP_MAX_ATTEMPTS;
   const detail = [info.code, info.status !== undefined ? `HTTP ${info.status}` : undefined].filter(Boolean).join(', ');
-  const message = hideSecrets(`${storage.service}${detail ? ` (${detail})` : ''}: ${info.message}`, secretValues(ctx.payload));
+  const message = redactText(`${storage.service}${detail ? ` (${detail})` : ''}: ${info.message}`, secretValues(ctx.payload));
   return new TaskFailure(code, message, info.transient && !final);
 }
 

@@ -13,6 +13,7 @@ import type { Config } from '../config.js';
 import { numberedName, safeDir, safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
+import { redactError, redactText, secretValues } from '../redact.js';
 import { TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
 import { isEnded, type FileEntry, type TaskRecord } from './model.js';
 import type { Scheduler } from './scheduler.js';
@@ -57,7 +58,9 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   const leaseSeconds = deps.leaseSeconds ?? deps.config.STEP_LEASE_SECONDS;
   const task = await store.getTask(taskId);
   if (!task) return;
-  const log = baseLog.child({ taskId, jobId: task.jobId, operation: task.operation });
+  // The task's own secrets are hidden in every line logged for it and in every message it ends with.
+  const secrets = secretValues(task.payload);
+  const log = baseLog.child({ taskId, jobId: task.jobId, operation: task.operation }, { secrets });
   if (isEnded(task.status)) {
     // Delivered again after the task ended: the run that ended it may have died before scheduling
     // what follows. Doing that again is harmless (every step is conditional) and closes the gap.
@@ -148,15 +151,17 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       return;
     }
     if (failure && (!failure.retryable || stopReason === 'timeout')) {
-      log.info('task failed', { code: failure.code, message: failure.message });
-      const failed = await store.fail(claimed.id, { code: failure.code, message: failure.message }, { attempt });
+      const message = redactText(failure.message, secrets);
+      log.info('task failed', { code: failure.code, message });
+      const failed = await store.fail(claimed.id, { code: failure.code, message }, { attempt });
       if (failed) await scheduler.afterEnd(failed);
       return;
     }
-    // Retryable: give the lease back and let the queue deliver the message again.
+    // Retryable: give the lease back and let the queue deliver the message again (the queue's
+    // consumer logs the error: it gets it with the task's secrets hidden).
     log.warn('task run failed, will be retried', { error: err });
     await store.release(claimed.id, attempt).catch(() => {});
-    throw err;
+    throw redactError(err, secrets);
   } finally {
     clearTimeout(timer);
     clearInterval(heartbeat);
