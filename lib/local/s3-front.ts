@@ -43,6 +43,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { deleteListProblem, isDeleteObjects, isPathStyleHost, keyProblem, requestProblem, type S3Problem } from './s3-confine.js';
+import { redactText } from '../redact.js';
 import { signingKey, verifySigV4 } from './sigv4.js';
 
 export interface S3FrontOptions {
@@ -784,7 +785,8 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
   const target = new URL(opts.target);
   const targetPrefix = target.pathname.replace(/\/+$/, '');
   const host = opts.host ?? '127.0.0.1';
-  const log = opts.log ?? (() => {});
+  // Request targets carry presigned signatures: lines go through the one redaction rule.
+  const log = (line: string) => (opts.log ?? (() => {}))(redactText(line));
   const maxPreDataBytes = opts.maxPreDataBytes ?? DEFAULT_MAX_PRE_DATA;
   const ownSpool = !opts.spoolDir;
   const spoolDir = opts.spoolDir ?? (await mkdtemp(path.join(tmpdir(), 's3-front-')));
