@@ -965,10 +965,10 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
-    // CORS preflights are anonymous, as on S3.
-    if (req.method === 'OPTIONS') return proxy(req, res);
     const outside = requestProblem(url, req.headersDistinct);
     if (outside) return refuse(req, res, outside);
+    // CORS preflights are anonymous, as on S3.
+    if (req.method === 'OPTIONS') return proxy(req, res);
     const pathname = url.split('?')[0] ?? '/';
     const bucketOnly = /^\/([^/]+)\/?$/.exec(pathname)?.[1];
     if (req.method === 'POST' && bucketOnly && multipartBoundary(req.headers['content-type']) !== undefined) {
