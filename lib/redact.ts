@@ -126,7 +126,7 @@ const isParamSeparator = (sep: string) => sep === '?' || sep === '&' || sep === 
 /** `"name": "value"` in JSON-like text. */
 const JSON_PAIR = /"([A-Za-z0-9_.-]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 /** An HTTP credential written out: `Bearer <token>`, `Basic <base64>`. */
-const SCHEME_CREDENTIAL = /\b(Bearer|Basic|Digest|Token)(\s+)([A-Za-z0-9._~+/=-]{6,})/g;
+const SCHEME_CREDENTIAL = /\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 
 function hideParams(text: string): string {
   return text
