@@ -130,11 +130,13 @@ export class S3FileStore implements FileStore {
     const outcome: Record<string, string> = opts.redirect
       ? { success_action_redirect: opts.redirect }
       : { success_action_status: '201' };
+    // The key the form may write: exactly `key`, or with `${filename}` anything that starts with what precedes it.
+    const dynamic = key.endsWith('${filename}') ? key.slice(0, -'${filename}'.length) : undefined;
     const { url, fields } = await createPresignedPost(this.s3, {
       Bucket: this.bucket,
       Key: key,
       Conditions: [
-        // (A key ending in `${filename}` gets a starts-with condition from the library.)
+        dynamic !== undefined ? ['starts-with', '$key', dynamic] : { key },
         ['content-length-range', 0, opts.maxBytes],
         ...Object.entries(outcome).map(([k, v]) => ({ [k]: v })),
       ],

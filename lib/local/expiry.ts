@@ -5,9 +5,8 @@
  * items as gone; this keeps the local data folder from growing.
  */
 import type { FileStore } from '../files/port.js';
-import { taskPrefix } from '../operations/types.js';
+import { taskPrefix, uploadPrefix } from '../operations/types.js';
 import type { Item, StateStore } from '../state/port.js';
-import { uploadPrefix } from '../tasks/uploads.js';
 
 export async function deleteExpired(deps: { state: StateStore; files: FileStore }, now = Date.now()): Promise<number> {
   let deleted = 0;

@@ -16,7 +16,7 @@ import { EngineChoiceError, engineRegistry, type EngineChoice, type EngineRegist
 import { ToolError, withWorkDir } from '../engines/tool.js';
 import type { Logger } from '../log.js';
 import type { FileEntry } from '../tasks/model.js';
-import { safeFilename } from './import-url.js';
+import { safeFilename } from '../files/names.js';
 import { TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 /** An input file, downloaded into the call's folder. */

@@ -8,10 +8,10 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../log.js';
+import { uploadTaskOf } from '../operations/types.js';
 import type { Scheduler } from './scheduler.js';
 import { stepMessage } from './step-messages.js';
 import type { TaskStore } from './store.js';
-import { uploadTaskOf } from './uploads.js';
 
 /** What Lambda sends to an on-failure destination after the last attempt of an asynchronous invocation. */
 const failedInvocation = z.object({

@@ -3,11 +3,12 @@
  * cancel, retry, delete. Endpoints validate and render; this decides and writes.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
 import type { OperationSpec } from '../operations/catalog.js';
-import { outputKey, taskPrefix } from '../operations/types.js';
+import { outputKey, taskPrefix, uploadKey, uploadPrefix } from '../operations/types.js';
 import { epochSeconds } from '../state/port.js';
 import {
   DEFAULT_TASK_TIMEOUT_SECONDS,
@@ -112,14 +113,14 @@ export class TaskService {
     const p = task.payload;
     if (task.operation === 'import/raw' || task.operation === 'import/base64') {
       const bytes = task.operation === 'import/raw' ? Buffer.from(String(p.file), 'utf8') : Buffer.from(String(p.file), 'base64');
-      const filename = String(p.filename);
+      const filename = safeFilename(String(p.filename));
       await this.deps.files.put(outputKey(task.id, filename), bytes);
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, file: `[${bytes.length} bytes]` };
     }
     if (task.operation === 'import/upload') {
-      const form = await this.deps.files.uploadForm(`uploads/${task.id}/\${filename}`, {
+      const form = await this.deps.files.uploadForm(uploadKey(task.id), {
         expiresInSeconds: UPLOAD_FORM_SECONDS,
         maxBytes: this.deps.maxUploadBytes,
         ...(typeof p.redirect === 'string' ? { redirect: p.redirect } : {}),
@@ -235,7 +236,7 @@ export class TaskService {
   async deleteTask(task: TaskRecord): Promise<void> {
     if (!isEnded(task.status)) await this.cancel(task).catch(() => undefined);
     await this.deps.files.deletePrefix(taskPrefix(task.id));
-    await this.deps.files.deletePrefix(`uploads/${task.id}/`);
+    await this.deps.files.deletePrefix(uploadPrefix(task.id));
     await this.deps.store.deleteTask(task.id);
   }
 

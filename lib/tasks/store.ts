@@ -1,4 +1,5 @@
 /** Jobs and tasks in the state store: creation, reads, and the conditional transitions of a task. */
+import { redactText } from '../redact.js';
 import { ConditionFailedError, type StateStore } from '../state/port.js';
 import {
   ACTIVE_SHARDS,
@@ -162,7 +163,8 @@ export class TaskStore {
     extra: Partial<TaskRecord> = {},
   ): Promise<TaskRecord | undefined> {
     const condition = 'attempt' in guard ? { equals: { status: 'processing', attempt: guard.attempt } } : { oneOf: { status: guard.from } };
-    return this.#end(id, { status: 'error', code: error.code, message: error.message, ...extra }, condition);
+    // A message leaves the task (API, webhooks, logs): URL credentials and the like never get stored.
+    return this.#end(id, { status: 'error', code: error.code, message: redactText(error.message), ...extra }, condition);
   }
 
   async #end(id: string, set: Record<string, unknown>, condition: object): Promise<TaskRecord | undefined> {

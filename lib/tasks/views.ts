@@ -1,6 +1,7 @@
 /** Jobs and tasks as the file API shows them (CloudConvert v2 shapes). */
 import { toIsoSeconds } from '../time.js';
 import type { JobRecord, TaskRecord } from './model.js';
+import { redactText } from '../redact.js';
 import { redactPayload } from './secrets.js';
 
 export type Include = 'payload' | 'tasks' | 'depends_on_tasks' | 'job' | 'retries';
@@ -26,7 +27,7 @@ export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unk
     job_id: task.jobId,
     operation: task.operation,
     status: task.status,
-    message: task.message,
+    message: task.message === null ? null : redactText(task.message),
     code: task.code,
     percent: task.percent,
     credits: task.credits,

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '#lib/errors.js';
 import { deriveJobStatus } from '#lib/tasks/model.js';
 import { findCycle, planJob } from '#lib/tasks/plan.js';
-import { HIDDEN, redactPayload } from '#lib/tasks/secrets.js';
+import { HIDDEN } from '#lib/redact.js';
+import { redactPayload } from '#lib/tasks/secrets.js';
 
 function fieldsOf(body: unknown): Record<string, string[]> {
   try {
