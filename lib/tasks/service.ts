@@ -27,8 +27,6 @@ export interface TaskServiceDeps {
   scheduler: Scheduler;
   files: FileStore;
   log: Logger;
-  /** Largest upload accepted by an import/upload form, bytes. */
-  maxUploadBytes: number;
   /** Called once a job with its tasks, or a standalone task, is stored (webhooks). */
   onJobCreated?: (job: JobRecord, tasks: TaskRecord[]) => Promise<void>;
   onTaskCreated?: (task: TaskRecord) => Promise<void>;
@@ -44,8 +42,6 @@ const originFields = (origin: TaskOrigin) => ({
   ...(origin.keyId ? { keyId: origin.keyId } : {}),
   ...(origin.baseUrl ? { baseUrl: origin.baseUrl } : {}),
 });
-
-export const UPLOAD_FORM_SECONDS = 24 * 60 * 60;
 
 export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {}
@@ -98,7 +94,8 @@ export class TaskService {
 
   /**
    * Work that happens at creation: content sent with the request is stored (state items are small,
-   * files are not), an upload task gets its signed form.
+   * files are not). An upload task's form is not made here: it is signed each time the task is shown
+   * (lib/tasks/links.ts), so it is valid whatever credentials signed it last.
    */
   async #prepare(task: TaskRecord): Promise<void> {
     const p = task.payload;
@@ -109,14 +106,6 @@ export class TaskService {
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, file: `[${bytes.length} bytes]` };
-    }
-    if (task.operation === 'import/upload') {
-      const form = await this.deps.files.uploadForm(`uploads/${task.id}/\${filename}`, {
-        expiresInSeconds: UPLOAD_FORM_SECONDS,
-        maxBytes: this.deps.maxUploadBytes,
-        ...(typeof p.redirect === 'string' ? { redirect: p.redirect } : {}),
-      });
-      task.result = { form: { url: form.url, parameters: form.fields } };
     }
   }
 

@@ -42,7 +42,7 @@ beforeEach(() => {
   queue = new RecordingQueue();
   store = new TaskStore(state.store);
   scheduler = new Scheduler({ store, queue, log });
-  service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+  service = new TaskService({ store, scheduler, files: files.files, log });
 });
 
 const deps = (implementations: Record<string, Implementation>, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
