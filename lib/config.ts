@@ -139,6 +139,18 @@ const schema = z.object({
    * margin to record the outcome. A task's `timeout` above it, or none, is cut to it.
    */
   TASK_MAX_SECONDS: z.coerce.number().int().positive().default(885),
+  /**
+   * How long an import/upload form is valid. Forms are signed each time the task is shown, with the
+   * showing function's credentials (in Lambda, its role's session, which lasts about as long), and
+   * never past the task's own end; fetch the task again for a fresh form.
+   */
+  UPLOAD_FORM_SECONDS: z.coerce.number().int().positive().max(7 * 24 * 3600).default(3600),
+  /**
+   * The key of the service's export URLs (`/v2/files/...`, HMAC-SHA256), at least 32 characters. Unset
+   * (the default): a random key made on first use and kept in the state table. Set it to manage the key
+   * yourself (e.g. from a secret store); changing it invalidates every export URL handed out.
+   */
+  URL_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional().or(z.literal('').transform(() => undefined)),
   /** How long a step consumer's claim on a task lasts without renewal (renewed every third of it). */
   STEP_LEASE_SECONDS: z.coerce.number().int().min(3).max(900).default(30),
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
-import { taskService } from '#lib/platform/tasks.js';
+import { taskLinks, taskService } from '#lib/platform/tasks.js';
 import { validateTask } from '#lib/tasks/plan.js';
 import { parseInclude, taskView } from '#lib/tasks/views.js';
 import { trimEnd } from '#lib/text.js';
@@ -20,6 +20,7 @@ export const handler = fileApiRoute(
       keyId: req.principal.keyId,
       baseUrl: req.baseUrl,
     });
-    return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include) }) });
+    const links = await taskLinks().for([task], req.baseUrl);
+    return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include), links }) });
   },
 );

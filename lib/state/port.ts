@@ -97,3 +97,22 @@ export const epochSeconds = (date: Date | number = Date.now()): number =>
 
 export const isExpired = (item: { expiresAt?: unknown }, now = Date.now()): boolean =>
   typeof item.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);
+
+/**
+ * The item at `key`, made by `make` when there is none yet: the first writer wins (a conditional put)
+ * and every concurrent caller gets the winner's item. For values made once and shared, such as secrets.
+ */
+export async function getOrCreate<T extends Item>(state: StateStore, key: ItemKey, make: () => T): Promise<T> {
+  const existing = await state.get<T>(key, { consistent: true });
+  if (existing) return existing;
+  const made = { ...make(), ...key };
+  try {
+    await state.put(made, { condition: { exists: false } });
+    return made;
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+    const winner = await state.get<T>(key, { consistent: true });
+    if (!winner) throw err;
+    return winner;
+  }
+}

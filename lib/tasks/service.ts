@@ -8,7 +8,7 @@ import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
 import type { OperationSpec } from '../operations/catalog.js';
-import { outputKey, taskPrefix, uploadKey, uploadPrefix } from '../operations/types.js';
+import { outputKey, taskPrefix, uploadPrefix } from '../operations/types.js';
 import { epochSeconds } from '../state/port.js';
 import {
   DEFAULT_TASK_TIMEOUT_SECONDS,
@@ -28,8 +28,6 @@ export interface TaskServiceDeps {
   scheduler: Scheduler;
   files: FileStore;
   log: Logger;
-  /** Largest upload accepted by an import/upload form, bytes. */
-  maxUploadBytes: number;
   /**
    * The longest a task may run: what its step function can run (TASK_MAX_SECONDS). A longer or absent
    * `timeout` is cut to it, so a task ends with TIMEOUT rather than being killed with its function.
@@ -50,8 +48,6 @@ const originFields = (origin: TaskOrigin) => ({
   ...(origin.keyId ? { keyId: origin.keyId } : {}),
   ...(origin.baseUrl ? { baseUrl: origin.baseUrl } : {}),
 });
-
-export const UPLOAD_FORM_SECONDS = 24 * 60 * 60;
 
 export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {}
@@ -107,7 +103,8 @@ export class TaskService {
 
   /**
    * Work that happens at creation: content sent with the request is stored (state items are small,
-   * files are not), an upload task gets its signed form.
+   * files are not). An upload task's form is not made here: it is signed each time the task is shown
+   * (lib/tasks/links.ts), so it is valid whatever credentials signed it last.
    */
   async #prepare(task: TaskRecord): Promise<void> {
     const p = task.payload;
@@ -118,14 +115,6 @@ export class TaskService {
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, file: `[${bytes.length} bytes]` };
-    }
-    if (task.operation === 'import/upload') {
-      const form = await this.deps.files.uploadForm(uploadKey(task.id), {
-        expiresInSeconds: UPLOAD_FORM_SECONDS,
-        maxBytes: this.deps.maxUploadBytes,
-        ...(typeof p.redirect === 'string' ? { redirect: p.redirect } : {}),
-      });
-      task.result = { form: { url: form.url, parameters: form.fields } };
     }
   }
 

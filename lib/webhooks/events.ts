@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/port.js';
+import type { TaskLinks } from '../tasks/links.js';
 import type { JobRecord, TaskRecord } from '../tasks/model.js';
 import type { TaskStore } from '../tasks/store.js';
 import { jobView, taskView } from '../tasks/views.js';
@@ -37,6 +38,8 @@ export interface WebhookNotifierDeps {
   webhooks: WebhookStore;
   tasks: TaskStore;
   queue: Queue;
+  /** Export URLs and upload forms in the bodies, signed as for any answer. */
+  links: TaskLinks;
   log: Logger;
   /** Base of `links.self` when the job or task did not record the one it was created under. */
   publicBaseUrl?: string;
@@ -64,8 +67,10 @@ export class WebhookNotifier {
       const hooks = await this.deps.webhooks.all(job.userId);
       const { keyId } = originOf(job);
       if (!hooks.some((h) => h.events.some((e) => e === 'job.created' || e === 'task.created'))) return;
-      const messages = this.#fanOut(hooks, 'job.created', job.userId, keyId, () => this.#jobBody('job.created', job, tasks));
-      for (const task of tasks) messages.push(...this.#fanOut(hooks, 'task.created', job.userId, keyId, () => this.#taskBody('task.created', task, job)));
+      const messages = await this.#fanOut(hooks, 'job.created', job.userId, keyId, () => this.#jobBody('job.created', job, tasks));
+      for (const task of tasks) {
+        messages.push(...(await this.#fanOut(hooks, 'task.created', job.userId, keyId, () => this.#taskBody('task.created', task, job))));
+      }
       await this.#send(messages);
     });
   }
@@ -74,7 +79,7 @@ export class WebhookNotifier {
   async taskCreated(task: TaskRecord): Promise<void> {
     await this.#safely('task.created', task.id, async () => {
       const hooks = await this.deps.webhooks.all(task.userId);
-      await this.#send(this.#fanOut(hooks, 'task.created', task.userId, originOf(task).keyId, () => this.#taskBody('task.created', task)));
+      await this.#send(await this.#fanOut(hooks, 'task.created', task.userId, originOf(task).keyId, () => this.#taskBody('task.created', task)));
     });
   }
 
@@ -85,7 +90,7 @@ export class WebhookNotifier {
       if (!hooks.some((h) => h.events.includes(event))) return;
       const job = task.jobId ? await this.deps.tasks.getJob(task.jobId) : undefined;
       const keyId = originOf(job ?? task).keyId;
-      await this.#send(this.#fanOut(hooks, event, task.userId, keyId, () => this.#taskBody(event, task, job)));
+      await this.#send(await this.#fanOut(hooks, event, task.userId, keyId, () => this.#taskBody(event, task, job)));
     });
   }
 
@@ -97,18 +102,24 @@ export class WebhookNotifier {
       const keyId = originOf(job).keyId;
       if (!toUrl && !hooks.some((h) => subscribes(h, event, keyId))) return;
       const tasks = await this.deps.tasks.getTasks(job.taskIds);
-      let body: string | undefined;
+      let body: Promise<string> | undefined;
       const make = () => (body ??= this.#jobBody(event, job, tasks));
-      const messages = this.#fanOut(hooks, event, job.userId, keyId, make);
-      if (toUrl) messages.push({ userId: job.userId, url: job.webhookUrl!, event, body: make(), attempt: 1 });
+      const messages = await this.#fanOut(hooks, event, job.userId, keyId, make);
+      if (toUrl) messages.push({ userId: job.userId, url: job.webhookUrl!, event, body: await make(), attempt: 1 });
       await this.#send(messages);
     });
   }
 
-  #fanOut(hooks: WebhookRecord[], event: WebhookEvent, userId: number, keyId: string | undefined, body: () => string): WebhookMessage[] {
+  async #fanOut(
+    hooks: WebhookRecord[],
+    event: WebhookEvent,
+    userId: number,
+    keyId: string | undefined,
+    body: () => Promise<string>,
+  ): Promise<WebhookMessage[]> {
     const targets = hooks.filter((h) => subscribes(h, event, keyId));
     if (!targets.length) return [];
-    const made = body();
+    const made = await body();
     return targets.map((h) => ({ userId, webhookId: h.id, event, body: made, attempt: 1 }));
   }
 
@@ -116,12 +127,16 @@ export class WebhookNotifier {
     return originOf(record).baseUrl ?? this.deps.publicBaseUrl ?? '';
   }
 
-  #jobBody(event: WebhookEvent, job: JobRecord, tasks: TaskRecord[]): string {
-    return JSON.stringify({ event, job: jobView(job, tasks, { baseUrl: this.#baseUrl(job), include: new Set() }) });
+  async #jobBody(event: WebhookEvent, job: JobRecord, tasks: TaskRecord[]): Promise<string> {
+    const baseUrl = this.#baseUrl(job);
+    const links = await this.deps.links.for(tasks, baseUrl);
+    return JSON.stringify({ event, job: jobView(job, tasks, { baseUrl, include: new Set(), links }) });
   }
 
-  #taskBody(event: WebhookEvent, task: TaskRecord, job?: JobRecord): string {
-    return JSON.stringify({ event, task: taskView(task, { baseUrl: this.#baseUrl(job ?? task), include: new Set() }) });
+  async #taskBody(event: WebhookEvent, task: TaskRecord, job?: JobRecord): Promise<string> {
+    const baseUrl = this.#baseUrl(job ?? task);
+    const links = await this.deps.links.for([task], baseUrl);
+    return JSON.stringify({ event, task: taskView(task, { baseUrl, include: new Set(), links }) });
   }
 
   async #send(messages: WebhookMessage[]): Promise<void> {

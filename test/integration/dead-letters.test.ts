@@ -30,7 +30,7 @@ function setup() {
   const queue = new RecordingQueue();
   const store = new TaskStore(state.store);
   const scheduler = new Scheduler({ store, queue, log });
-  const service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e6 });
+  const service = new TaskService({ store, scheduler, files: files.files, log });
   return { queue, store, scheduler, service, deps: { store, scheduler, log } };
 }
 

@@ -43,7 +43,7 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
   const config: Config = parseConfig({ ...TEST_CONFIG_ENV, ENGINE_TMP_DIR: engineDir, ...settings });
   const store = new TaskStore(state.store);
   const scheduler = new Scheduler({ store, queue, log });
-  const service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+  const service = new TaskService({ store, scheduler, files: files.files, log });
 
   /** Runs every queued task (and the ones they make ready) to its end. */
   async function drain(): Promise<void> {

@@ -44,7 +44,7 @@ beforeEach(() => {
   queue = new RecordingQueue();
   store = new TaskStore(state.store);
   scheduler = new Scheduler({ store, queue, log });
-  service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+  service = new TaskService({ store, scheduler, files: files.files, log });
 });
 
 const deps = (implementations: Record<string, Implementation>, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
@@ -159,7 +159,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('cuts a task\'s timeout to what its step function can run', async () => {
-    const capped = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9, maxTaskSeconds: 885 });
+    const capped = new TaskService({ store, scheduler, files: files.files, log, maxTaskSeconds: 885 });
     const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
     const long = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 5 * 3600 }, []);
     const unset = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);

@@ -17,6 +17,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue } from '../support/recording-queue.js';
+import { testLinks } from '../support/links.js';
 
 
 const log = createLogger({}, { level: 'silent' });
@@ -46,14 +47,13 @@ describe('notification', () => {
   it('fans job events out to the subscribed endpoints of the key that created the job, and to webhook_url', async () => {
     const userId = newUser();
     const store = new TaskStore(state.store);
-    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, log, publicBaseUrl: 'http://public.test' });
+    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log, publicBaseUrl: 'http://public.test' });
     const scheduler = new Scheduler({ store, queue, log, onJobEnded: (j) => notifier.jobEnded(j), onTaskEnded: (t) => notifier.taskEnded(t) });
     const service = new TaskService({
       store,
       scheduler,
       files: files.files,
       log,
-      maxUploadBytes: 1e6,
       onJobCreated: (j, t) => notifier.jobCreated(j, t),
       onTaskCreated: (t) => notifier.taskCreated(t),
     });
@@ -76,6 +76,8 @@ describe('notification', () => {
     ]);
     expect(JSON.parse(created[0]!.body!)).toMatchObject({ event: 'job.created', job: { id: job.id, links: { self: `http://api.test/v2/jobs/${job.id}` } } });
     expect(JSON.parse(created[1]!.body!)).toMatchObject({ event: 'task.created', task: { id: tasks[0]!.id, name: 'up' } });
+    // The waiting upload task's form is signed for the message, as for any answer.
+    expect(JSON.parse(created[1]!.body!).task.result.form.parameters).toMatchObject({ key: `uploads/${tasks[0]!.id}/\${filename}` });
 
     await service.cancel(tasks[0]!);
     const ended = queue.take('webhooks').map((s) => s.message as WebhookMessage);
@@ -96,8 +98,8 @@ describe('notification', () => {
   it('sends a body too large for a queue message through the files bucket, and delivers the same bytes', async () => {
     const userId = newUser();
     const store = new TaskStore(state.store);
-    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, log, files: files.files });
-    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, maxUploadBytes: 1e6, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
+    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log, files: files.files });
+    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
     const hook = await webhooks.create({ userId, url: `${receiver.url}/big`, events: ['job.created'], keyIds: [] });
     // 200 tasks with long names: the job body is beyond what one SQS message holds.
     const tasks = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${'t'.repeat(800)}${i}`, { operation: 'import/upload' }]));
@@ -117,8 +119,8 @@ describe('notification', () => {
   it('queues nothing when nothing subscribes', async () => {
     const userId = newUser();
     const store = new TaskStore(state.store);
-    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, log });
-    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, maxUploadBytes: 1e6, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
+    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log });
+    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
     await service.createJob(userId, planJob({ tasks: { up: { operation: 'import/upload' } } }));
     expect(queue.take('webhooks')).toEqual([]);
   });

@@ -190,7 +190,7 @@ beforeAll(async () => {
   queue = new RecordingQueue();
   store = new TaskStore(state.store);
   scheduler = new Scheduler({ store, queue, log });
-  service = new TaskService({ store, scheduler, files: new S3FileStore(s3, BUCKET), log, maxUploadBytes: 1e8 });
+  service = new TaskService({ store, scheduler, files: new S3FileStore(s3, BUCKET), log });
   baseline = new Set(await walk(root));
 });
 

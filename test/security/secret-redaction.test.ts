@@ -34,6 +34,7 @@ import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import { testLinks } from '../support/links.js';
 import { startFilesBackend } from '../support/s3rver.js';
 
 /** Every secret of this file: none may show up anywhere a client or an operator can read. */
@@ -108,14 +109,13 @@ beforeAll(async () => {
   store = new TaskStore(state.store);
   const webhooks = new WebhookStore(state.store);
   await webhooks.create({ userId: 1, url: `${receiver.url}/hook`, events: [...WEBHOOK_EVENTS], keyIds: [] });
-  const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, log, publicBaseUrl: 'http://api.test' });
+  const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log, publicBaseUrl: 'http://api.test' });
   scheduler = new Scheduler({ store, queue, log, onJobEnded: (j) => notifier.jobEnded(j), onTaskEnded: (t) => notifier.taskEnded(t) });
   service = new TaskService({
     store,
     scheduler,
     files: files.files,
     log,
-    maxUploadBytes: 1e8,
     onJobCreated: (j, t) => notifier.jobCreated(j, t),
     onTaskCreated: (t) => notifier.taskCreated(t),
   });
