@@ -28,6 +28,7 @@
  * are not enforced, and environments are not frozen between invocations.
  */
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -44,6 +45,7 @@ import { SCOPES } from '#lib/auth/scopes.js';
 import { startDispatcher, type InvokeResult } from '#lib/local/dispatcher.js';
 import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/platform.js';
 import { forwardS3Events } from '#lib/local/s3-events.js';
+import { createS3Client } from '#lib/files/s3.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { table } from './check-template.js';
 import { extractZip } from './zip.js';
@@ -429,7 +431,7 @@ async function startGateway(routes: Route[]) {
 // ---------------------------------------------------------------------------------------------------
 // The run
 
-async function prepare(resources: Resources) {
+async function prepare(resources: Resources, stoppers: Array<() => Promise<unknown>>) {
   const base = await mkdtemp(path.join(tmpdir(), 'lambda-artifacts-'));
   for (let dir = base; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'node_modules'))) throw new Error(`${dir}/node_modules would be reachable from the artifacts: choose another TMPDIR`);
@@ -453,13 +455,18 @@ async function prepare(resources: Resources) {
   if (tables.length !== 1) throw new Error(`expected one DynamoDB table in the template, found ${tables.length}`);
   const [tableId, tableResource] = tables[0]!;
   const tableName = String(tableResource.Properties?.TableName ?? tableId);
-  // The functions' bucket: the one an EventBridge rule or a function's environment refers to; the
-  // framework's deployment bucket is not the service's.
-  const buckets = Object.entries(resources).filter(([id, r]) => r.Type === 'AWS::S3::Bucket' && id !== 'ServerlessDeploymentBucket');
-  if (buckets.length !== 1) throw new Error(`expected one S3 bucket of the service in the template, found ${buckets.length}`);
-  const [bucketId, bucketResource] = buckets[0]!;
-  const bucketName = String(bucketResource.Properties?.BucketName ?? `local-${bucketId.toLowerCase()}`);
-
+  // The service's buckets (the framework's deployment bucket is not one). The files bucket, whose
+  // object-created events an EventBridge rule takes (else the first), gets the local platform's set-up
+  // (CORS, events); the others are created bare.
+  const buckets = Object.entries(resources)
+    .filter(([id, r]) => r.Type === 'AWS::S3::Bucket' && id !== 'ServerlessDeploymentBucket')
+    .map(([id, r]) => [id, String(r.Properties?.BucketName ?? `local-${id.toLowerCase()}`)] as const);
+  if (!buckets.length) throw new Error('the template has no S3 bucket of the service');
+  const watched = Object.values(resources)
+    .filter((r) => r.Type === 'AWS::Events::Rule')
+    .map((r) => targetOf(r.Properties?.EventPattern?.detail?.bucket?.name?.[0]))
+    .find((id) => buckets.some(([b]) => b === id));
+  const bucketName = (buckets.find(([id]) => id === watched) ?? buckets[0]!)[1];
   const backends = await startBackends({
     dataDir: path.join(base, 'data'),
     table: tableName,
@@ -474,11 +481,16 @@ async function prepare(resources: Resources) {
       };
     }),
   });
+  stoppers.push(() => backends.stop());
 
   stack.names.set(tableId, tableName);
   stack.attributes.set(`${tableId}.Arn`, `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${tableName}`);
-  stack.names.set(bucketId, bucketName);
-  stack.attributes.set(`${bucketId}.Arn`, `arn:aws:s3:::${bucketName}`);
+  const s3 = createS3Client({ region: REGION, endpoint: backends.endpoints.s3, credentials: LOCAL_CREDENTIALS });
+  for (const [id, name] of buckets) {
+    if (name !== bucketName) await s3.send(new CreateBucketCommand({ Bucket: name }));
+    stack.names.set(id, name);
+    stack.attributes.set(`${id}.Arn`, `arn:aws:s3:::${name}`);
+  }
   for (const [id] of queues) {
     const { QueueUrl } = await backends.sqs.send(new GetQueueUrlCommand({ QueueName: queueName(id) }));
     const { Attributes } = await backends.sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
@@ -492,7 +504,7 @@ async function prepare(resources: Resources) {
     stack.names.set(spec.id, spec.name);
     stack.attributes.set(`${spec.id}.Arn`, `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${spec.name}`);
   }
-  return { paths, backends, stack, specs, tableName, bucketName, queueName };
+  return { paths, backends, stack, specs, tableName, bucketName, buckets, queueName };
 }
 
 /** What Lambda puts in a Node.js function's environment, plus the template's variables and the local endpoints. */
@@ -646,18 +658,15 @@ async function smokeRoutes(routes: Route[], gateway: string, apiKey: string) {
   say(`  every route answered: ${answers.length} routes, ${answers.filter((a) => / 5\d\d$/.test(a)).length} with 5xx`);
 }
 
-async function main() {
-  const started = Date.now();
-  const template = JSON.parse(await readFile(path.join(artifactDir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Resources };
-  const resources = template.Resources;
-  const { paths, backends, stack, specs, tableName, bucketName, queueName } = await prepare(resources);
-  say(`artifacts from ${artifactDir}; work folder ${paths.base}; node ${process.version}`);
-
+/** Everything AWS would do around the functions: the gateway, the event source mappings, the S3 events. */
+async function wire(resources: Resources, prepared: Awaited<ReturnType<typeof prepare>>, stoppers: Array<() => Promise<unknown>>) {
+  const { paths, backends, stack, specs, bucketName, queueName } = prepared;
   const functions = new Map<string, LambdaFunction>();
   const routes: Route[] = [];
   const gateway = await startGateway(routes);
-  const gatewayUrl = gateway.url;
-  for (const spec of specs.values()) functions.set(spec.id, new LambdaFunction(spec, lambdaEnv(spec, stack, backends, paths, gatewayUrl), paths));
+  stoppers.push(gateway.close);
+  for (const spec of specs.values()) functions.set(spec.id, new LambdaFunction(spec, lambdaEnv(spec, stack, backends, paths, gateway.url), paths));
+  stoppers.push(() => Promise.all([...functions.values()].map((f) => f.stop())));
   routes.push(...readRoutes(resources, functions));
   const byName = new Map([...functions.values()].map((f) => [f.spec.name, f]));
   const functionOf = (value: Json) => functions.get(targetOf(value) ?? '') ?? byName.get(String(value));
@@ -682,105 +691,129 @@ async function main() {
         concurrency: 1,
       })),
   });
+  stoppers.push(() => dispatcher.stop());
 
   // S3 "Object Created" events through EventBridge rules, invoked asynchronously (retried twice, as Lambda does).
-  const forwarders: Array<ReturnType<typeof forwardS3Events>> = [];
   for (const [id, rule] of Object.entries(resources)) {
     const pattern = rule.Properties?.EventPattern;
     if (rule.Type !== 'AWS::Events::Rule' || !pattern?.source?.includes('aws.s3') || !pattern['detail-type']?.includes('Object Created')) continue;
+    // Locally only the files bucket's events are forwarded.
     const bucket = pattern.detail?.bucket?.name?.[0];
-    if (bucket !== undefined && stack.resolve(bucket) !== bucketName) continue;
+    if (bucket !== undefined && stack.resolve(bucket) !== bucketName) {
+      problems.push(`${id}: events of bucket ${stack.resolve(bucket)} are not forwarded locally; teach scripts/ci/lambda-artifacts.ts`);
+      continue;
+    }
     for (const t of rule.Properties.Targets ?? []) {
       const fn = functionOf(t.Arn);
       if (!fn) throw new Error(`${id}: target ${JSON.stringify(t.Arn)} is not a function of the stack`);
-      forwarders.push(
-        forwardS3Events(backends.s3rver, {
-          bucket: bucketName,
-          prefix: pattern.detail?.object?.key?.[0]?.prefix,
-          retries: 2,
-          log: (line) => problems.push(line),
-          deliver: async (event) => {
-            const outcome = await fn.invoke(event);
-            if (!outcome.ok) throw new Error(outcome.error);
-          },
-        }),
-      );
+      const forwarder = forwardS3Events(backends.s3rver, {
+        bucket: bucketName,
+        prefix: pattern.detail?.object?.key?.[0]?.prefix,
+        retries: 2,
+        log: (line) => problems.push(line),
+        deliver: async (event) => {
+          const outcome = await fn.invoke(event);
+          if (!outcome.ok) throw new Error(outcome.error);
+        },
+      });
+      stoppers.push(async () => {
+        forwarder();
+        await forwarder.idle();
+      });
     }
   }
+  return { gateway: gateway.url, routes, functions: [...functions.values()], functionOf };
+}
 
-  let failed = false;
-  try {
-    const { key: apiKey } = await new ApiKeys(new DynamoStateStore(backends.dynamodb, tableName)).create({ scopes: [...SCOPES], name: 'ci-lambda' });
-    say(`gateway ${gatewayUrl} (${routes.length} routes), table ${tableName}, bucket ${bucketName}`);
-    checkIsolation(paths, lambdaEnv([...specs.values()][0]!, stack, backends, paths, gatewayUrl));
-    say('  isolation: no repository package resolves, PATH holds only node');
-    await scenario(gatewayUrl, apiKey);
-    await smokeRoutes(routes, gatewayUrl, apiKey);
-    const operations = await fetch(`${gatewayUrl}/v2/operations?alternatives=true`, { headers: { authorization: `Bearer ${apiKey}` } });
-    const engines = [...new Set((((await operations.json()) as Json).data ?? []).map((row: Json) => row.engine).filter(Boolean))].sort();
-    say(`  engines the artifacts offer (GET /v2/operations): ${engines.join(', ')}`);
-    // Every scheduled function once, with the event EventBridge sends.
-    for (const [id, rule] of Object.entries(resources)) {
-      if (rule.Type !== 'AWS::Events::Rule' || !rule.Properties?.ScheduleExpression) continue;
-      for (const t of rule.Properties.Targets ?? []) {
-        const fn = functionOf(t.Arn)!;
-        const outcome = await fn.invoke({
-          version: '0',
-          id: randomUUID(),
-          'detail-type': 'Scheduled Event',
-          source: 'aws.events',
-          account: ACCOUNT,
-          time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
-          region: REGION,
-          resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/${id}`],
-          detail: {},
-        });
-        say(`  ${fn.spec.name} (${rule.Properties.ScheduleExpression}): ${outcome.ok ? 'ran' : `failed: ${outcome.error}`}`);
-      }
+/** Every scheduled function once, with the event EventBridge sends. */
+async function runSchedules(resources: Resources, functionOf: (value: Json) => LambdaFunction | undefined) {
+  for (const [id, rule] of Object.entries(resources)) {
+    if (rule.Type !== 'AWS::Events::Rule' || !rule.Properties?.ScheduleExpression) continue;
+    for (const t of rule.Properties.Targets ?? []) {
+      const fn = functionOf(t.Arn)!;
+      const outcome = await fn.invoke({
+        version: '0',
+        id: randomUUID(),
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        account: ACCOUNT,
+        time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        region: REGION,
+        resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/${id}`],
+        detail: {},
+      });
+      say(`  ${fn.spec.name} (${rule.Properties.ScheduleExpression}): ${outcome.ok ? 'ran' : `failed: ${outcome.error}`}`);
     }
-    // The functions no request or event reached: their handlers must at least load.
-    const rest = [...functions.values()].filter((f) => !f.used);
-    for (let i = 0; i < rest.length; i += 2) await Promise.all(rest.slice(i, i + 2).map((f) => f.warm()));
-    say(`  loaded without an invocation: ${rest.map((f) => f.spec.name).join(', ') || 'none'}`);
-  } catch (err) {
-    failed = true;
-    problems.push(`scenario: ${(err as Error).message}`);
-  } finally {
-    for (const f of forwarders) f();
-    await Promise.all(forwarders.map((f) => f.idle()));
-    await dispatcher.stop();
-    await gateway.close();
-    await Promise.all([...functions.values()].map((f) => f.stop()));
-    await backends.stop();
   }
+}
 
-  const used = [...functions.values()].filter((f) => f.used);
+function report(functions: LambdaFunction[]) {
   const avg = (xs: number[]) => (xs.length ? String(Math.round(xs.reduce((a, b) => a + b, 0) / xs.length)) : '-');
   say(
     '\n' +
       table(
         ['function', 'unzip ms', 'cold start ms', 'invocations', 'first ms', 'avg ms', 'max ms'],
-        used.map((f) => [
-          f.spec.name,
-          String(f.unzipMs),
-          f.coldStarts.join(', ') || '-',
-          String(f.durations.length),
-          f.durations.length ? String(f.durations[0]) : '-',
-          avg(f.durations),
-          f.durations.length ? String(Math.max(...f.durations)) : '-',
-        ]),
+        functions
+          .filter((f) => f.used)
+          .map((f) => [
+            f.spec.name,
+            String(f.unzipMs),
+            f.coldStarts.join(', ') || '-',
+            String(f.durations.length),
+            f.durations.length ? String(f.durations[0]) : '-',
+            avg(f.durations),
+            f.durations.length ? String(Math.max(...f.durations)) : '-',
+          ]),
       ),
   );
+}
+
+async function main() {
+  const started = Date.now();
+  const template = JSON.parse(await readFile(path.join(artifactDir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Resources };
+  const resources = template.Resources;
+  const stoppers: Array<() => Promise<unknown>> = [];
+  let paths: Paths | undefined;
+  let functions: LambdaFunction[] = [];
+  try {
+    const prepared = await prepare(resources, stoppers);
+    paths = prepared.paths;
+    say(`artifacts from ${artifactDir}; work folder ${paths.base}; node ${process.version}`);
+    const wired = await wire(resources, prepared, stoppers);
+    functions = wired.functions;
+    const { backends, stack, specs, tableName, buckets } = prepared;
+    const { key: apiKey } = await new ApiKeys(new DynamoStateStore(backends.dynamodb, tableName)).create({ scopes: [...SCOPES], name: 'ci-lambda' });
+    say(`gateway ${wired.gateway} (${wired.routes.length} routes), table ${tableName}, buckets ${buckets.map(([, n]) => n).join(', ')}`);
+    checkIsolation(paths, lambdaEnv([...specs.values()][0]!, stack, backends, paths, wired.gateway));
+    say('  isolation: no repository package resolves, PATH holds only node');
+
+    await scenario(wired.gateway, apiKey);
+    await smokeRoutes(wired.routes, wired.gateway, apiKey);
+    const operations = await fetch(`${wired.gateway}/v2/operations?alternatives=true`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const engines = [...new Set((((await operations.json()) as Json).data ?? []).map((row: Json) => row.engine).filter(Boolean))].sort();
+    say(`  engines the artifacts offer (GET /v2/operations): ${engines.join(', ')}`);
+    await runSchedules(resources, wired.functionOf);
+    // The functions no request or event reached: their handlers must at least load.
+    const rest = functions.filter((f) => !f.used);
+    for (let i = 0; i < rest.length; i += 2) await Promise.all(rest.slice(i, i + 2).map((f) => f.warm()));
+    say(`  loaded without an invocation: ${rest.map((f) => f.spec.name).join(', ') || 'none'}`);
+  } catch (err) {
+    problems.push(`run: ${(err as Error).message}`);
+  } finally {
+    for (const stop of stoppers.reverse()) await stop().catch(() => {});
+  }
+
+  report(functions);
   say(`\n(cold start: process start to handler module loaded; first ms includes it. Total ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  if (problems.length || failed) {
+  if (problems.length) {
     say(`\n${problems.length} problem(s):\n${problems.map((p) => `FAIL ${p}`).join('\n')}`);
-    say(`logs kept in ${paths.logs}`);
+    if (paths) say(`logs kept in ${paths.logs}`);
     process.exitCode = 1;
   } else say('\nall artifacts ran as Lambda would run them');
   // The unzipped artifacts and the backends' data are large; the logs stay when something failed.
-  if (!process.env.KEEP_TMP) {
+  if (paths && !process.env.KEEP_TMP) {
     for (const dir of [paths.tasks, path.join(paths.base, 'data'), path.dirname(paths.bootstrap), paths.bin]) await rm(dir, { recursive: true, force: true });
-    if (!problems.length && !failed) await rm(paths.base, { recursive: true, force: true });
+    if (!problems.length) await rm(paths.base, { recursive: true, force: true });
   }
 }
 
