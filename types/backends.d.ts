@@ -38,6 +38,7 @@ declare module 'archiver' {
   }
   class Archiver extends Transform {
     append(source: Readable | Buffer | string, data: EntryData): this;
+    symlink(name: string, target: string, mode?: number): this;
     finalize(): Promise<void>;
     abort(): this;
     pointer(): number;
