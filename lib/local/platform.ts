@@ -241,6 +241,14 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
       queueArns.set(q.name, attrs.Attributes?.QueueArn ?? '');
     };
     for (const q of opts.queues) await createQueue(q);
+
+    // DynamoDB's TTL and the bucket's lifecycle rule, which dynalite and s3rver lack (every minute).
+    const expiry = { state: new DynamoStateStore(dynamoClient, opts.table), files: new S3FileStore(s3Client, opts.bucket) };
+    const expire = () => deleteExpired(expiry).catch(() => {});
+    const expiryTimer = setInterval(expire, 60_000);
+    expiryTimer.unref();
+    void expire();
+    stoppers.push(async () => clearInterval(expiryTimer));
     return { endpoints: { dynamodb, s3, sqs }, dynamodb: dynamoClient, sqs: sqsClient, s3rver, stop };
   } catch (err) {
     await stop();
@@ -409,13 +417,6 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         await forwarder.idle();
       });
     }
-    // DynamoDB's TTL and the bucket's lifecycle rule, which dynalite and s3rver lack.
-    const expiry = { state: new DynamoStateStore(dynamoClient, table), files: new S3FileStore(s3Client, bucket) };
-    const expire = () => deleteExpired(expiry).catch((err: unknown) => log(`deleting expired items failed: ${(err as Error).message}`));
-    const expiryTimer = setInterval(expire, 60_000);
-    void expire();
-    stoppers.push(async () => clearInterval(expiryTimer));
-
     // Tells `npm run keys` where the running platform's state lives (the LevelDB files are locked).
     const stateFile = path.join(opts.dataDir, 'platform.json');
     await writeFile(stateFile, JSON.stringify({ pid: process.pid, baseUrl, dynamodb, table }, null, 2));

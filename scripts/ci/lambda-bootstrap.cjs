@@ -1,4 +1,4 @@
-/* global process, console */
+/* global console */
 /* eslint-disable @typescript-eslint/no-require-imports -- CommonJS run by plain node, as the Lambda runtime loads handlers */
 // One Lambda execution environment for scripts/ci/lambda-artifacts.ts, with Node builtins only: it is
 // copied outside the repository and started with the unzipped artifact as its working directory.
