@@ -93,7 +93,7 @@ export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
   const source = await normalized(call, input!.path);
-  const count = await pdfPageCount(source, { qpdf: call.config.QPDF_PATH, cwd: call.dir, signal: call.signal });
+  const count = await pdfPageCount(source, { qpdf: call.config.QPDF_PATH, cwd: call.dir, signal: call.signal, limits: call.config });
   const pages = selectPages(p.pages, count);
   if (pages.length === 0) return { files: [] };
   const rendered = path.join(call.dir, 'pages');
