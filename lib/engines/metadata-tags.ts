@@ -110,7 +110,7 @@ export function tagProblem(name: string): string | undefined {
 }
 
 /** Longest value written into one tag. */
-export const MAX_TAG_VALUE_LENGTH = 4000;
+export const MAX_TAG_VALUE_LENGTH = 10_000;
 
 /** Why a value is refused (control characters could end exiftool's argument line), if it is. */
 export function valueProblem(name: string, value: string | number): string | undefined {
@@ -126,7 +126,7 @@ export function valueProblem(name: string, value: string | number): string | und
 
 /** Discovery's description of the `metadata` argument. */
 export const METADATA_DESCRIPTION =
-  'tag name → value (text of one line, up to 4000 characters, or a number). Tags are real metadata: EXIF, IPTC, XMP, PDF Info, PNG and ' +
+  `tag name → value (text of one line, up to ${MAX_TAG_VALUE_LENGTH} characters, or a number). Tags are real metadata: EXIF, IPTC, XMP, PDF Info, PNG and ` +
   `QuickTime fields (${METADATA_TAGS.join(', ')}), optionally after one group (${METADATA_GROUPS.join(', ')}), e.g. XMP-dc:Title or PDF:Author. ` +
   'File-system pseudo-tags (FileName, Directory, HardLink, SymLink, TestName, FilePermissions…), File: and System: groups and tags that read ' +
   'other files (Geotag…) are refused.';
