@@ -65,6 +65,18 @@ const engineShape = {
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
+  /**
+   * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
+   * streams and filter stages together, images included, counted before any parser expands them,
+   * nothing kept) is refused with FILE_TOO_LARGE. 1 GiB by default.
+   */
+  MAX_PDF_DECODED_BYTES: z.coerce.number().int().positive().default(2 ** 30),
+  /**
+   * The streams parsers expand whole (object, cross-reference and content streams: all but images)
+   * may decode to at most this many times the file's size (never less than 16 MiB), so a small file
+   * cannot make pdf-lib or qpdf allocate hundreds of megabytes.
+   */
+  MAX_PDF_DECODED_RATIO: z.coerce.number().positive().default(100),
 };
 
 const schema = z.object({

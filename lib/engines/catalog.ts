@@ -238,7 +238,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
       { operation: 'convert', inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
       { operation: 'thumbnail', inputs: ['pdf'], outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS },
     ],
-    detect: (settings) => tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/),
+    detect(settings) {
+      const gs = tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/);
+      if (!gs.versions.length) return gs;
+      // Ghostscript only reads qpdf's rewrite of a PDF, never the uploaded bytes (ghostscript.ts).
+      if (!findExecutable(settings.QPDF_PATH)) {
+        return { versions: [], missing: `Ghostscript reads PDFs only after qpdf has rewritten them; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
+      }
+      return gs;
+    },
   },
   {
     name: 'qpdf',
