@@ -37,12 +37,11 @@ export interface MediaInfo {
 }
 
 /** Duration, frame size and whether there is sound, from ffprobe. */
-export async function probe(call: Pick<EngineCall, 'config' | 'dir' | 'signal'>, file: string, settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config): Promise<MediaInfo> {
+export async function probe(call: Pick<EngineCall, 'config' | 'tool'>, file: string, settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config): Promise<MediaInfo> {
   const ffprobe = findExecutable(settings.FFPROBE_PATH);
   if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
   const { stdout } = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
-    cwd: call.dir,
-    signal: call.signal,
+    ...call.tool,
     captureStdout: true,
   });
   const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<{ codec_type?: string; width?: number; height?: number; duration?: string }> };
@@ -57,7 +56,7 @@ export async function probe(call: Pick<EngineCall, 'config' | 'dir' | 'signal'>,
 }
 
 const ffmpeg = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], { cwd: call.dir, signal: call.signal });
+  runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
 
 /** A scale filter for `width`/`height` that keeps the aspect ratio and even sizes (H.264 needs them). */
 function scaleFilter(width?: number, height?: number): string | undefined {

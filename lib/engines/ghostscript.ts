@@ -27,7 +27,7 @@ const COLORSPACES: Record<string, string[]> = {
 };
 
 const gs = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], { cwd: call.dir, signal: call.signal });
+  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], call.tool);
 
 /** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions; never larger than it was. */
 export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
@@ -76,7 +76,7 @@ export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
-  const count = await pdfPageCount(input!.path, { qpdf: call.config.QPDF_PATH, cwd: call.dir, signal: call.signal });
+  const count = await pdfPageCount(input!.path, { ...call.tool, qpdf: call.config.QPDF_PATH });
   const pages = selectPages(p.pages, count);
   if (pages.length === 0) return { files: [] };
   const rendered = path.join(call.dir, 'pages');

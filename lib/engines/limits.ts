@@ -8,7 +8,7 @@ import type { EngineConfig } from '../config.js';
 import { TaskFailure } from '../operations/types.js';
 import { IMAGE_INPUT_FORMATS } from './formats.js';
 import { findExecutable } from './probe.js';
-import { runTool } from './tool.js';
+import { runTool, type ToolPlace } from './tool.js';
 
 const megapixels = (n: number) => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} megapixels`;
 
@@ -65,12 +65,12 @@ async function looksLikePdf(file: string): Promise<boolean> {
  * A PDF's page count without rendering it: qpdf reads only the page tree when it is installed;
  * otherwise pdf-lib parses the document.
  */
-export async function pdfPageCount(file: string, opts: { qpdf?: string; cwd: string; signal: AbortSignal }): Promise<number> {
+export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: string }): Promise<number> {
   if (!(await looksLikePdf(file))) throw new TaskFailure('INVALID_INPUT', 'The file is not a PDF.');
   const qpdf = opts.qpdf ? findExecutable(opts.qpdf) : undefined;
   if (qpdf) {
     try {
-      const { stdout } = await runTool(qpdf, ['--show-npages', file], { cwd: opts.cwd, signal: opts.signal, captureStdout: true });
+      const { stdout } = await runTool(qpdf, ['--show-npages', file], { ...opts, captureStdout: true });
       const n = Number.parseInt(stdout.trim(), 10);
       if (Number.isFinite(n)) return n;
     } catch (err) {
@@ -93,9 +93,9 @@ export async function checkPdfPages(
   filename: string,
   file: string,
   limits: Pick<EngineConfig, 'MAX_PDF_PAGES' | 'QPDF_PATH'>,
-  opts: { cwd: string; signal: AbortSignal },
+  place: ToolPlace,
 ): Promise<number> {
-  const pages = await pdfPageCount(file, { qpdf: limits.QPDF_PATH, ...opts });
+  const pages = await pdfPageCount(file, { ...place, qpdf: limits.QPDF_PATH });
   if (pages > limits.MAX_PDF_PAGES) {
     throw new TaskFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
   }
