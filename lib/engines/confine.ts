@@ -190,9 +190,3 @@ export function confinement(settings: Pick<EngineConfig, 'ENGINE_CONFINEMENT' | 
   known.set(key, found);
   return found;
 }
-
-/** Forgets the probes (tests that change the machine's tools). */
-export function resetConfinement(): void {
-  known.clear();
-  systemBinds = undefined;
-}

@@ -6,6 +6,7 @@
  * to stderr stays on the error for the logs; the error's message is safe to show clients.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -66,11 +67,14 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
   const tool = path.basename(file);
   if (opts.confinement.unavailable) return Promise.reject(new ToolError(tool, null, opts.confinement.unavailable));
   const command = opts.confinement.command(file, args, { workDir: opts.workDir, cwd: opts.cwd, readOnly: opts.readOnly });
+  // HOME and TMPDIR inside the call's folder: the profiles, caches and temporary files of the tools
+  // (LibreOffice, fontconfig, Ghostscript) stay in it, and go with it, whatever the confinement.
+  const temporary = path.join(opts.cwd, '.tmp');
+  mkdirSync(temporary, { recursive: true });
   return new Promise((resolve, reject) => {
     const child = spawn(command.file, command.args, {
       cwd: opts.cwd,
-      // HOME inside the call's folder: tools that write profiles or caches (LibreOffice, fontconfig) stay in it.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, LANG: 'C.UTF-8', ...opts.env },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, TMPDIR: temporary, LANG: 'C.UTF-8', ...opts.env },
       stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'],
       detached: true,
     });
