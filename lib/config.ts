@@ -57,6 +57,17 @@ const engineShape = {
   SOFFICE_PATH: executable('soffice'),
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
+  /**
+   * How the native tools (ffmpeg, ffprobe, Ghostscript, qpdf, LibreOffice, exiftool's perl) are confined
+   * (lib/engines/confine.ts): `auto` (default) the strongest that works here, bubblewrap, else a network
+   * namespace by `unshare`, else none; `bwrap` or `unshare` that one or no native engine at all; `platform`
+   * the deployment isolates the function itself (nothing added); `none` an explicit opt-out. LibreOffice
+   * runs only under bubblewrap unless this names a level.
+   */
+  ENGINE_CONFINEMENT: z.enum(['auto', 'bwrap', 'unshare', 'platform', 'none']).default('auto'),
+  /** bubblewrap and util-linux's unshare, by name on PATH or by absolute path. */
+  BWRAP_PATH: executable('bwrap'),
+  UNSHARE_PATH: executable('unshare'),
   /** Where engine calls get their temporary folders (one per call, removed afterwards). Default: the OS temp folder. */
   ENGINE_TMP_DIR: z.string().default(''),
   /** Images whose header declares more pixels than this are refused before decoding. */

@@ -35,6 +35,8 @@ declare module 'archiver' {
     size?: number;
     date?: Date;
     mode?: number;
+    /** zip: keep this entry uncompressed. */
+    store?: boolean;
   }
   class Archiver extends Transform {
     append(source: Readable | Buffer | string, data: EntryData): this;

@@ -33,14 +33,14 @@ const COLORSPACES: Record<string, string[]> = {
 };
 
 const gs = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], { cwd: call.dir, signal: call.signal });
+  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], call.tool);
 
 /** qpdf's rewrite of the input, the only file Ghostscript is given (see the top of this module). */
 async function normalized(call: EngineCall, file: string): Promise<string> {
   const qpdf = findExecutable(call.config.QPDF_PATH);
   if (!qpdf) throw new Error(`Ghostscript reads PDFs only after qpdf has rewritten them, and ${call.config.QPDF_PATH} was not found (QPDF_PATH)`);
   const out = path.join(call.dir, `normalized-${path.basename(file)}.pdf`);
-  await runTool(qpdf, ['--warning-exit-0', file, out], { cwd: call.dir, signal: call.signal });
+  await runTool(qpdf, ['--warning-exit-0', file, out], call.tool);
   return out;
 }
 
@@ -93,7 +93,7 @@ export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
   const source = await normalized(call, input!.path);
-  const count = await pdfPageCount(source, { qpdf: call.config.QPDF_PATH, cwd: call.dir, signal: call.signal, limits: call.config });
+  const count = await pdfPageCount(source, { ...call.tool, qpdf: call.config.QPDF_PATH, limits: call.config });
   const pages = selectPages(p.pages, count);
   if (pages.length === 0) return { files: [] };
   const rendered = path.join(call.dir, 'pages');

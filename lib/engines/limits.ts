@@ -10,7 +10,7 @@ import { TaskFailure } from '../operations/types.js';
 import { describeHead, IMAGE_INPUT_FORMATS, isPdfHead } from './formats.js';
 import { ensurePdfDecodable, type DecodeLimits } from './pdf-streams.js';
 import { findExecutable } from './probe.js';
-import { runTool } from './tool.js';
+import { runTool, type ToolPlace } from './tool.js';
 
 const megapixels = (n: number) => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} megapixels`;
 
@@ -75,12 +75,12 @@ export async function checkPdfSignature(filename: string, file: string): Promise
  * A PDF's page count without rendering it: qpdf reads only the page tree when it is installed;
  * otherwise pdf-lib parses the document.
  */
-export async function pdfPageCount(file: string, opts: { qpdf?: string; cwd: string; signal: AbortSignal; limits: DecodeLimits }): Promise<number> {
+export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: string; limits: DecodeLimits }): Promise<number> {
   await checkPdfSignature('The file', file);
   const qpdf = opts.qpdf ? findExecutable(opts.qpdf) : undefined;
   if (qpdf) {
     try {
-      const { stdout } = await runTool(qpdf, ['--show-npages', file], { cwd: opts.cwd, signal: opts.signal, captureStdout: true });
+      const { stdout } = await runTool(qpdf, ['--show-npages', file], { ...opts, captureStdout: true });
       const n = Number.parseInt(stdout.trim(), 10);
       if (Number.isFinite(n)) return n;
     } catch (err) {
@@ -105,12 +105,12 @@ export async function checkPdfPages(
   filename: string,
   file: string,
   limits: Pick<EngineConfig, 'MAX_PDF_PAGES' | 'QPDF_PATH'> & DecodeLimits,
-  opts: { cwd: string; signal: AbortSignal },
+  place: ToolPlace,
 ): Promise<number> {
   await checkPdfSignature(filename, file);
   // Before qpdf or pdf-lib open it: what its streams decode to (decompression bombs).
   await ensurePdfDecodable(filename, file, limits);
-  const pages = await pdfPageCount(file, { qpdf: limits.QPDF_PATH, limits, ...opts });
+  const pages = await pdfPageCount(file, { ...place, qpdf: limits.QPDF_PATH, limits });
   if (pages > limits.MAX_PDF_PAGES) {
     throw new TaskFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
   }

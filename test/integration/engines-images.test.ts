@@ -10,7 +10,6 @@ import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endExiftool } from '#lib/engines/exiftool.js';
 import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
 import { ApiError } from '#lib/errors.js';
 import { declaredHugePng, imageHeavyPdf, jpeg, pdfPageText, textPdf, transparentPng } from '../fixtures/engine-fixtures.js';
@@ -26,7 +25,6 @@ beforeAll(async () => {
   photo = await jpeg(1200, 800);
 });
 afterAll(async () => {
-  await endExiftool();
   await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -13,7 +13,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endExiftool } from '#lib/engines/exiftool.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { imageHeavyPdf, textPdf } from '../fixtures/engine-fixtures.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
@@ -231,7 +230,6 @@ describe('every PDF operation on a bomb', () => {
     h = await startEngineHarness();
   });
   afterAll(async () => {
-    await endExiftool();
     await h?.close();
   });
 
@@ -263,7 +261,6 @@ describe('normal PDFs', () => {
     h = await startEngineHarness();
   });
   afterAll(async () => {
-    await endExiftool();
     await h?.close();
   });
 

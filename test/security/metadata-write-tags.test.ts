@@ -11,7 +11,6 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '#lib/errors.js';
-import { endExiftool } from '#lib/engines/exiftool.js';
 import { discover } from '#lib/operations/discovery.js';
 import type * as FileApi from '#lib/http/file-api.js';
 import type * as JobsCreate from '#functions/jobs/create.js';
@@ -93,7 +92,6 @@ describe('metadata/write tag names', () => {
     pdf = await textPdf(1);
   });
   afterAll(async () => {
-    await endExiftool();
     await h?.close();
     if (previousTmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previousTmp;

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { parseEngineConfig } from '#lib/config.js';
+import { confinement } from '#lib/engines/confine.js';
 import { checkPdfPages } from '#lib/engines/limits.js';
 
 const [file, qpdf = '/nonexistent/qpdf'] = process.argv.slice(2);
@@ -13,7 +14,7 @@ const rssBeforeMB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
 let outcome: { code: string; message: string };
 try {
-  const pages = await checkPdfPages('bomb.pdf', file!, limits, { cwd: path.dirname(file!), signal: new AbortController().signal });
+  const pages = await checkPdfPages('bomb.pdf', file!, limits, { cwd: path.dirname(file!), workDir: path.dirname(file!), confinement: confinement(limits), signal: new AbortController().signal });
   outcome = { code: 'ACCEPTED', message: `${pages} pages` };
 } catch (err) {
   outcome = { code: (err as { code?: string }).code ?? (err as Error).name, message: (err as Error).message };

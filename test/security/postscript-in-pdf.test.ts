@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
-import { endExiftool } from '#lib/engines/exiftool.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
 import { ApiError } from '#lib/errors.js';
@@ -90,7 +89,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   setEngineRegistry(undefined);
-  await endExiftool();
   await h?.close();
   for (const stray of strays()) rmSync(path.join(GS_TMP, stray), { force: true });
   rmSync(secret, { force: true });
