@@ -57,6 +57,17 @@ const engineShape = {
   SOFFICE_PATH: executable('soffice'),
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
+  /**
+   * How the native tools (ffmpeg, ffprobe, Ghostscript, qpdf, LibreOffice, exiftool's perl) are confined
+   * (lib/engines/confine.ts): `auto` (default) the strongest that works here, bubblewrap, else a network
+   * namespace by `unshare`, else none; `bwrap` or `unshare` that one or no native engine at all; `platform`
+   * the deployment isolates the function itself (nothing added); `none` an explicit opt-out. LibreOffice
+   * runs only under bubblewrap unless this names a level.
+   */
+  ENGINE_CONFINEMENT: z.enum(['auto', 'bwrap', 'unshare', 'platform', 'none']).default('auto'),
+  /** bubblewrap and util-linux's unshare, by name on PATH or by absolute path. */
+  BWRAP_PATH: executable('bwrap'),
+  UNSHARE_PATH: executable('unshare'),
   /** Where engine calls get their temporary folders (one per call, removed afterwards). Default: the OS temp folder. */
   ENGINE_TMP_DIR: z.string().default(''),
   /** Images whose header declares more pixels than this are refused before decoding. */
@@ -65,6 +76,18 @@ const engineShape = {
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
+  /**
+   * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
+   * streams and filter stages together, images included, counted before any parser expands them,
+   * nothing kept) is refused with FILE_TOO_LARGE. 1 GiB by default.
+   */
+  MAX_PDF_DECODED_BYTES: z.coerce.number().int().positive().default(2 ** 30),
+  /**
+   * The streams parsers expand whole (object, cross-reference and content streams: all but images)
+   * may decode to at most this many times the file's size (never less than 16 MiB), so a small file
+   * cannot make pdf-lib or qpdf allocate hundreds of megabytes.
+   */
+  MAX_PDF_DECODED_RATIO: z.coerce.number().positive().default(100),
 };
 
 const schema = z.object({
@@ -107,12 +130,13 @@ const schema = z.object({
   ACCOUNT_CREDITS: z.coerce.number().int().nonnegative().default(1_000_000),
 
   /**
-   * Authentication of the Google-dialect APIs (label limits, migration assessment). `open`: any bearer
-   * token or none is accepted (the local default: Google's clients always send some token). `enforced`:
-   * the token (or `key`/`access_token` parameter) must be an API key of this service holding one of the
-   * method's OAuth scopes (`npm run keys -- create --scopes cloud-platform,drive.labels`).
+   * Authentication of the Google-dialect APIs (label limits, migration assessment). `enforced` (the
+   * default, and what serverless.yml deploys): the bearer token (or `key`/`access_token` parameter) must
+   * be an API key of this service holding one of the method's OAuth scopes
+   * (`npm run keys -- create --scopes cloud-platform,drive.labels`). `open`: any bearer token or none is
+   * accepted; only when set explicitly (`npm start` sets it for local use and says so in its banner).
    */
-  GOOGLE_AUTH_MODE: z.enum(['open', 'enforced']).default('open'),
+  GOOGLE_AUTH_MODE: z.enum(['open', 'enforced']).default('enforced'),
   /** List methods of the Google APIs: page size when `pageSize` is 0 or absent, and the largest one served. */
   GOOGLE_DEFAULT_PAGE_SIZE: z.coerce.number().int().positive().default(50),
   GOOGLE_MAX_PAGE_SIZE: z.coerce.number().int().positive().default(1000),
@@ -131,8 +155,25 @@ const schema = z.object({
   /** Days a finished long-running operation is kept before it expires. */
   MIGRATION_OPERATION_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
 
-  /** Largest file an import/upload form accepts, bytes. */
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(10_000_000_000),
+  /** Largest file an import/upload form accepts, bytes: at most 5 GiB, the most S3 takes in one POST. */
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().max(5 * 1024 ** 3).default(5 * 1024 ** 3),
+  /**
+   * The longest a task may run, seconds: the step functions' timeout (900 s, Lambda's most) less a
+   * margin to record the outcome. A task's `timeout` above it, or none, is cut to it.
+   */
+  TASK_MAX_SECONDS: z.coerce.number().int().positive().default(885),
+  /**
+   * How long an import/upload form is valid. Forms are signed each time the task is shown, with the
+   * showing function's credentials (in Lambda, its role's session, which lasts about as long), and
+   * never past the task's own end; fetch the task again for a fresh form.
+   */
+  UPLOAD_FORM_SECONDS: z.coerce.number().int().positive().max(7 * 24 * 3600).default(3600),
+  /**
+   * The key of the service's export URLs (`/v2/files/...`, HMAC-SHA256), at least 32 characters. Unset
+   * (the default): a random key made on first use and kept in the state table. Set it to manage the key
+   * yourself (e.g. from a secret store); changing it invalidates every export URL handed out.
+   */
+  URL_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional().or(z.literal('').transform(() => undefined)),
   /** How long a step consumer's claim on a task lasts without renewal (renewed every third of it). */
   STEP_LEASE_SECONDS: z.coerce.number().int().min(3).max(900).default(30),
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */

@@ -1,13 +1,19 @@
 /**
  * `npm start`: the whole platform on this machine, the service on port 4000 (PORT), data kept
  * under .data/ (DATA_DIR). Prints the base URL and a development API key (API_KEY, when set, is
- * used as that key). Ctrl-C stops everything.
+ * used as that key). The Google APIs are open (any token) unless GOOGLE_AUTH_MODE=enforced; the
+ * banner says which. Ctrl-C stops everything.
  */
-import { startPlatform } from '#lib/local/platform.js';
+import { googleAuthBanner, startPlatform } from '#lib/local/platform.js';
 
 const port = Number(process.env.PORT ?? 4000);
 const dataDir = process.env.DATA_DIR ?? '.data';
 const fixed = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const googleAuthMode = process.env.GOOGLE_AUTH_MODE || 'open';
+if (googleAuthMode !== 'open' && googleAuthMode !== 'enforced') {
+  console.error(`GOOGLE_AUTH_MODE must be open or enforced, not "${googleAuthMode}"`);
+  process.exit(1);
+}
 
 console.log('starting the local platform (dynalite, s3rver, queues, serverless-offline)…');
 const started = Date.now();
@@ -19,6 +25,7 @@ const platform = await startPlatform({
   s3Port: fixed('S3_PORT', 4568),
   sqsPort: fixed('SQS_PORT', 4576),
   apiKey: process.env.API_KEY || undefined,
+  googleAuthMode,
   output: 'inherit',
   buildDir: '.esbuild',
 });
@@ -29,7 +36,8 @@ console.log(`
   GraphQL      ${platform.baseUrl}/graphql
   file API     ${platform.baseUrl}/v2   (Authorization: Bearer <key>)
   Google APIs  ${platform.baseUrl}/v2beta/limits/label, ${platform.baseUrl}/v1/projects/…
-  API key      ${platform.apiKey}
+  Google auth  ${googleAuthBanner(platform.googleAuthMode)}
+  API key      ${platform.apiKey}   (every scope: file API and Google APIs)
   data         ${dataDir}/
 `);
 

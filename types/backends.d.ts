@@ -35,9 +35,12 @@ declare module 'archiver' {
     size?: number;
     date?: Date;
     mode?: number;
+    /** zip: keep this entry uncompressed. */
+    store?: boolean;
   }
   class Archiver extends Transform {
     append(source: Readable | Buffer | string, data: EntryData): this;
+    symlink(name: string, target: string, mode?: number): this;
     finalize(): Promise<void>;
     abort(): this;
     pointer(): number;

@@ -14,13 +14,22 @@ function renderGraphqlError(err: ApiError): HttpResponse {
   return { status: err.status ?? 405, headers: err.headers, body: { errors: [{ message: err.message }] } };
 }
 
-/** Route paths may hold `{name}` parameters; `{name+}` matches the rest of the path. */
-function matches(pattern: string, path: string): boolean {
-  const re = pattern
-    .split('/')
-    .map((seg) => (/^\{.+\+\}$/.test(seg) ? '.+' : /^\{.+\}$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${re}$`).test(path);
+/**
+ * Whether a request path fits a route template, segment by segment: `{name}` takes one non-empty
+ * segment, `{name+}` (last) the non-empty rest, anything else must be equal. No regular expression:
+ * the path is request text.
+ */
+function matches(template: string, path: string): boolean {
+  const want = template.split('/');
+  const have = path.split('/');
+  for (let i = 0; i < want.length; i++) {
+    const seg = want[i]!;
+    const param = seg.startsWith('{') && seg.endsWith('}');
+    if (param && seg.endsWith('+}')) return i === want.length - 1 && have.slice(i).join('/') !== '';
+    if (i >= have.length) return false;
+    if (param ? have[i] === '' : have[i] !== seg) return false;
+  }
+  return have.length === want.length;
 }
 
 export function unmatched(method: string, path: string): ApiError {

@@ -26,6 +26,8 @@ export const ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ['GET', '/v2/users/me/webhooks'],
   ['DELETE', '/v2/webhooks/{id}'],
   ['GET', '/v2/users/me/webhooks/signing-secret'],
+  ['GET', '/v2/files/{taskId}/{index}/{name}'],
+  ['HEAD', '/v2/files/{taskId}/{index}/{name}'],
   ['GET', '/graphql'],
   ['POST', '/graphql'],
   ['GET', '/graphql/assets/{file}'],

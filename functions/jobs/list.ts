@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
-import { taskStore } from '#lib/platform/tasks.js';
+import { taskLinks, taskStore } from '#lib/platform/tasks.js';
 import { collectPage, listBody, pageQuery } from '#lib/tasks/http.js';
 import type { JobRecord } from '#lib/tasks/model.js';
 import { jobView, parseInclude } from '#lib/tasks/views.js';
@@ -27,7 +27,8 @@ export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas:
   const data = [];
   for (const job of items) {
     const tasks = include.has('tasks') ? await store.getTasks(job.taskIds) : undefined;
-    data.push(jobView(job, tasks, { baseUrl: req.baseUrl, include }));
+    const links = await taskLinks().for(tasks ?? [], req.baseUrl);
+    data.push(jobView(job, tasks, { baseUrl: req.baseUrl, include, links }));
   }
   return json(200, listBody(req, data, page, perPage, hasMore));
 });

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { invalid } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
+import { userFetchPolicy } from '#lib/net/address-policy.js';
 import { taskService, taskStore } from '#lib/platform/tasks.js';
 import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
 import { planJob } from '#lib/tasks/plan.js';
@@ -15,7 +16,7 @@ export const handler = fileApiRoute(
   async (req) => {
     const body = req.body as Record<string, unknown>;
     const redirect = body?.redirect === true;
-    const plan = planJob(body);
+    const plan = planJob(body, userFetchPolicy(config()));
     if (redirect && !plan.tasks.some((t) => t.spec.name === 'export/url')) {
       throw invalid('The given data was invalid.', { redirect: ['redirect needs an export/url task in the job.'] });
     }

@@ -3,14 +3,15 @@ import * as z from 'zod';
 import { ApiError } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
-import { taskService } from '#lib/platform/tasks.js';
+import { taskLinks, taskService } from '#lib/platform/tasks.js';
 import { validateTask } from '#lib/tasks/plan.js';
 import { parseInclude, taskView } from '#lib/tasks/views.js';
+import { trimEnd } from '#lib/text.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.write', rateLimited: true, schemas: { params: z.object({ operation: z.string().min(1) }) } },
   async (req) => {
-    const operation = req.params.operation.replace(/\/+$/, '');
+    const operation = trimEnd(req.params.operation, '/');
     const errors: Record<string, string[]> = {};
     const checked = validateTask(req.body ?? {}, '', errors, operation);
     if (!checked && errors.operation) throw new ApiError('NOT_FOUND', `There is no operation ${operation}.`);
@@ -19,6 +20,7 @@ export const handler = fileApiRoute(
       keyId: req.principal.keyId,
       baseUrl: req.baseUrl,
     });
-    return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include) }) });
+    const links = await taskLinks().for([task], req.baseUrl);
+    return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include), links }) });
   },
 );

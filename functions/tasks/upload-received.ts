@@ -4,10 +4,11 @@
  * The form stores files under `uploads/<taskId>/<filename>`; the file moves to the task's own prefix.
  */
 import type { EventBridgeEvent } from 'aws-lambda';
+import { safeFilename } from '#lib/files/names.js';
 import { fileStore } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
 import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
-import { outputKey } from '#lib/operations/types.js';
+import { outputKey, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
 
 interface ObjectCreated {
   bucket: { name: string };
@@ -19,13 +20,16 @@ const decodeKey = (key: string) => decodeURIComponent(key.replace(/\+/g, ' '));
 
 export async function handler(event: EventBridgeEvent<'Object Created', ObjectCreated>): Promise<void> {
   const key = decodeKey(event.detail.object.key);
-  const match = /^uploads\/([0-9a-f-]{36})\/(.+)$/.exec(key);
+  const upload = uploadTaskOf(key);
   const log = rootLogger().child({ consumer: 'upload-received', key });
-  if (!match) {
+  if (!upload) {
     log.warn('object outside the upload prefix ignored');
     return;
   }
-  const [, taskId, filename] = match as unknown as [string, string, string];
+  const { taskId, uploaded } = upload;
+  // The form's policy only fixes the key's start: what follows is the client's, so only a safe base
+  // name of it is kept (`uploads/<id>/../../x` on S3 is a literal key; here it is the file `x`).
+  const filename = safeFilename(uploaded);
   const store = taskStore();
   const task = await store.getTask(taskId);
   if (!task || task.operation !== 'import/upload' || task.status !== 'waiting') {
@@ -34,7 +38,7 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
   }
   const files = fileStore();
   const stored = await files.copy(key, outputKey(taskId, filename));
-  await files.deletePrefix(key);
+  await files.deletePrefix(uploadPrefix(taskId));
   const etag = event.detail.object.etag?.replace(/"/g, '');
   const finished = await store.finishWaiting(taskId, {
     files: [{ filename, size: stored.size, ...(etag && /^[0-9a-f]{32}$/.test(etag) ? { md5: etag } : {}) }],

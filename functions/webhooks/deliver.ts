@@ -1,5 +1,7 @@
 /** Consumer of the webhooks queue: one signed POST per message, retried with back-off (lib/webhooks/deliver.ts). */
 import { config } from '#lib/config.js';
+import { userFetchPolicy } from '#lib/net/address-policy.js';
+import { fileStore } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
 import { queueClient } from '#lib/platform/queue.js';
 import { sqsConsumer } from '#lib/queue/consumer.js';
@@ -15,9 +17,10 @@ export const handler = sqsConsumer({
       webhooks: webhookStore(),
       queue: queueClient(),
       log,
-      policy: { allowLoopback: c.ALLOW_LOOPBACK_FETCH, allowHosts: c.FETCH_ALLOW_HOSTS },
+      policy: userFetchPolicy(c),
       retryDelaysSeconds: c.WEBHOOK_RETRY_DELAYS_SECONDS,
       timeoutMs: c.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      files: fileStore(),
     });
   },
 });

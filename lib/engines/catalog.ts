@@ -17,6 +17,7 @@ import {
   VIDEO_FORMATS,
   WRITER_FORMATS,
 } from './formats.js';
+import { confinement } from './confine.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
 
 /** What an engine does for one operation. */
@@ -131,6 +132,19 @@ function tool(setting: string, executable: string, versionArgs: string[], patter
   return { versions: [{ version, executable: found }] };
 }
 
+/**
+ * A native engine as confined as ENGINE_CONFINEMENT asks (confine.ts): not available when that
+ * confinement cannot be had, and an engine that follows a document's links (LibreOffice) only when
+ * fully confined or when the operator chose the level.
+ */
+function confined(settings: EngineConfig, found: Installation, engine?: { followsLinks: string }): Installation {
+  if (!found.versions.length) return found;
+  const place = confinement(settings);
+  if (place.unavailable) return { versions: [], missing: place.unavailable };
+  if (engine && place.linkFollowersRefused) return { versions: [], missing: `${engine.followsLinks} ${place.linkFollowersRefused}` };
+  return found;
+}
+
 export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'sharp',
@@ -192,7 +206,7 @@ export const ENGINES: readonly EngineDescriptor[] = [
       if (!ffmpeg.versions.length) return ffmpeg;
       const ffprobe = findExecutable(settings.FFPROBE_PATH);
       if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
-      return ffmpeg;
+      return confined(settings, ffmpeg);
     },
   },
   {
@@ -205,7 +219,7 @@ export const ENGINES: readonly EngineDescriptor[] = [
     detect(settings) {
       const perl = findExecutable(settings.PERL_PATH);
       return perl
-        ? { versions: [{ version: BUNDLED_VERSIONS.exiftool, executable: perl }] }
+        ? confined(settings, { versions: [{ version: BUNDLED_VERSIONS.exiftool, executable: perl }] })
         : { versions: [], missing: `exiftool needs perl; ${settings.PERL_PATH} was not found (set PERL_PATH)` };
     },
   },
@@ -227,7 +241,7 @@ export const ENGINES: readonly EngineDescriptor[] = [
       const features = Object.entries(parts)
         .filter(([, lib]) => existsSync(path.join(program, lib)))
         .map(([name]) => name);
-      return { ...office, features };
+      return confined(settings, { ...office, features }, { followsLinks: 'LibreOffice follows the links in documents:' });
     },
   },
   {
@@ -238,13 +252,21 @@ export const ENGINES: readonly EngineDescriptor[] = [
       { operation: 'convert', inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
       { operation: 'thumbnail', inputs: ['pdf'], outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS },
     ],
-    detect: (settings) => tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/),
+    detect(settings) {
+      const gs = confined(settings, tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/));
+      if (!gs.versions.length) return gs;
+      // Ghostscript only reads qpdf's rewrite of a PDF, never the uploaded bytes (ghostscript.ts).
+      if (!findExecutable(settings.QPDF_PATH)) {
+        return { versions: [], missing: `Ghostscript reads PDFs only after qpdf has rewritten them; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
+      }
+      return gs;
+    },
   },
   {
     name: 'qpdf',
     description: 'qpdf: lossless PDF optimization (object streams, recompression, linearization)',
     capabilities: [{ operation: 'optimize', inputs: ['pdf'], outputs: 'same', options: ['flatten_signatures'] }],
-    detect: (settings) => tool('QPDF_PATH', settings.QPDF_PATH, ['--version'], /qpdf version (\d+(?:\.\d+)+)/),
+    detect: (settings) => confined(settings, tool('QPDF_PATH', settings.QPDF_PATH, ['--version'], /qpdf version (\d+(?:\.\d+)+)/)),
   },
   {
     name: 'archiver',

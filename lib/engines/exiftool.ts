@@ -1,34 +1,40 @@
 /**
- * The exiftool engine (exiftool-vendored, on perl): metadata read into `result.metadata` and written
- * into a copy of the file. One exiftool process per warm instance, started on first use.
+ * The exiftool engine (the Perl ExifTool of exiftool-vendored): metadata read into `result.metadata`
+ * and written into a copy of the file. Each call runs its own `perl exiftool` through `runTool`, so it
+ * is confined to the task's work folder like every native tool (a long-lived exiftool shared by tasks
+ * could not be): the arguments are the ones exiftool-vendored builds for its own tasks, handed over in
+ * an argument file as its stay-open mode does, so reading and writing give the same results.
  */
-import { copyFile } from 'node:fs/promises';
-import type { ExifTool } from 'exiftool-vendored';
+import { copyFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { EngineCall, EngineResult } from '../operations/engine-task.js';
 import { TaskFailure } from '../operations/types.js';
 import { mimeType } from './formats.js';
+import { runTool } from './tool.js';
 
-let shared: Promise<ExifTool> | undefined;
+let script: Promise<string> | undefined;
 
-function exiftool(perl: string): Promise<ExifTool> {
-  shared ??= import('exiftool-vendored').then(
-    ({ ExifTool }) =>
-      new ExifTool({
-        maxProcs: 1,
-        taskTimeoutMillis: 60_000,
-        // The perl the registry found (Lambda layers put it outside /usr/bin).
-        ignoreShebang: perl !== '/usr/bin/perl',
-        checkPerl: false,
-      }),
-  );
-  return shared;
+/** The exiftool script inside exiftool-vendored.pl (its lib/ beside it). */
+function exiftoolScript(): Promise<string> {
+  script ??= import('exiftool-vendored').then(({ exiftoolPath }) => exiftoolPath());
+  return script;
 }
 
-/** Stops the exiftool process (tests and benchmarks, so that Node can exit). */
-export async function endExiftool(): Promise<void> {
-  const running = shared;
-  shared = undefined;
-  if (running) await (await running).end();
+/** Runs exiftool in the call's folder with `args` (one per line of an argument file). Exit code 1 is exiftool's "some file had an error". */
+async function exiftool(call: EngineCall, args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const file = await exiftoolScript();
+  for (const arg of args) {
+    if (/[\r\n\0]/.test(arg)) throw new TaskFailure('CONVERSION_FAILED', 'exiftool could not write the metadata: an argument holds a line break.');
+  }
+  const argFile = path.join(call.dir, 'exiftool.args');
+  await writeFile(argFile, `${args.filter((a) => a.trim() !== '').join('\n')}\n`);
+  return runTool(call.choice.installed.executable ?? 'perl', [file, '-@', argFile], {
+    ...call.tool,
+    env: { LANG: 'C' },
+    captureStdout: true,
+    readOnly: [path.dirname(file)],
+    okExitCodes: [1],
+  });
 }
 
 /** Tags that describe where the engine saw the file, not the file itself. */
@@ -37,12 +43,25 @@ const LOCAL_TAGS = new Set(['SourceFile', 'Directory', 'FilePermissions', 'FileA
 /** metadata: every tag exiftool reads, by its name (`{ "ImageWidth": 640, "Title": "…" }`). */
 export async function readMetadata(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
-  const tool = await exiftool(call.choice.installed.executable ?? 'perl');
-  const raw = (await tool.readRaw(input!.path, { readArgs: ['-struct'] })) as Record<string, unknown>;
+  const { stdout } = await exiftool(call, ['-struct', '-json', input!.path]);
+  let raw: Record<string, unknown>;
+  try {
+    raw = (JSON.parse(stdout) as Array<Record<string, unknown>>)[0] ?? {};
+  } catch (err) {
+    throw new TaskFailure('CONVERSION_FAILED', `exiftool could not read ${input!.filename}.`, false, { cause: err });
+  }
   const metadata: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (!LOCAL_TAGS.has(key)) metadata[key] = value;
   metadata.FileName = input!.filename;
   return { files: [], metadata };
+}
+
+/** exiftool's stderr lines that are errors (as exiftool-vendored tells them from warnings). */
+function errorLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/\bwarning: |\bnothing to (?:write|do)\b/i.test(l) && /error|warning/i.test(l));
 }
 
 /** metadata/write: a copy of the file with the given tags written. */
@@ -53,11 +72,19 @@ export async function writeMetadata(call: EngineCall): Promise<EngineResult> {
   const [name] = call.names(format, 1);
   const out = call.output(name!);
   await copyFile(input!.path, out);
-  const tool = await exiftool(call.choice.installed.executable ?? 'perl');
+  const [{ WriteTask }, { DefaultWriteTaskOptions }] = await Promise.all([import('exiftool-vendored/dist/WriteTask.js'), import('exiftool-vendored')]);
+  let args: string[];
   try {
-    await tool.write(out, tags as never, { writeArgs: ['-overwrite_original'] });
+    args = WriteTask.for(out, tags as never, { ...DefaultWriteTaskOptions, writeArgs: ['-overwrite_original'] }).args;
   } catch (err) {
     throw new TaskFailure('CONVERSION_FAILED', `exiftool could not write the metadata: ${(err as Error).message}`, false, { cause: err });
+  }
+  const { stderr } = await exiftool(call, args);
+  const [error] = errorLines(stderr);
+  if (error) {
+    // exiftool names the file it wrote (" - /tmp/…/photo.jpg"): clients get the file's own name.
+    const message = error.replace(/^error: /i, '').split(out).join(name!).split(call.tool.workDir).join('');
+    throw new TaskFailure('CONVERSION_FAILED', `exiftool could not write the metadata: ${message}`);
   }
   return { files: [{ path: out, filename: name!, contentType: mimeType(format) }] };
 }

@@ -1,6 +1,10 @@
 /**
  * The FFmpeg engine: video and audio conversion, video thumbnails at a timestamp, video watermarks
  * (the watermark is rendered by sharp, exactly as on images, and laid over every frame).
+ *
+ * Every input is opened with its demuxer pinned from the detected format and only the `file` protocol
+ * allowed (for nested opens too), so that a playlist in a video's clothes (HLS, concat lists, …) is
+ * never read as one and nothing is fetched from a URL or another file.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -29,6 +33,32 @@ const CONTAINER_DEFAULTS: Record<string, { video?: string; audio: string }> = {
   opus: { audio: 'opus' },
 };
 
+/** The demuxer of each input format the engine takes. */
+const DEMUXERS: Record<string, string> = {
+  mp4: 'mov',
+  mov: 'mov',
+  m4a: 'mov',
+  mkv: 'matroska',
+  webm: 'matroska',
+  avi: 'avi',
+  mp3: 'mp3',
+  wav: 'wav',
+  ogg: 'ogg',
+  opus: 'ogg',
+  flac: 'flac',
+  png: 'png_pipe',
+};
+
+/** How ffmpeg and ffprobe open an input: its format's demuxer, from a plain file only (nested opens included). */
+function openArgs(format: string | null | undefined): string[] {
+  const demuxer = format ? DEMUXERS[format] : undefined;
+  if (!demuxer) throw new TaskFailure('UNSUPPORTED_FORMAT', `ffmpeg does not read ${format ?? 'files of unknown format'} here.`);
+  return ['-protocol_whitelist', 'file', '-f', demuxer];
+}
+
+/** `-i file`, read as `format`. */
+const inputArgs = (file: string, format: string | null | undefined) => [...openArgs(format), '-i', file];
+
 export interface MediaInfo {
   duration: number;
   width?: number;
@@ -37,12 +67,16 @@ export interface MediaInfo {
 }
 
 /** Duration, frame size and whether there is sound, from ffprobe. */
-export async function probe(call: Pick<EngineCall, 'config' | 'dir' | 'signal'>, file: string, settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config): Promise<MediaInfo> {
+export async function probe(
+  call: Pick<EngineCall, 'config' | 'tool'>,
+  file: string,
+  format: string | null | undefined,
+  settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config,
+): Promise<MediaInfo> {
   const ffprobe = findExecutable(settings.FFPROBE_PATH);
   if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
-  const { stdout } = await runTool(ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], {
-    cwd: call.dir,
-    signal: call.signal,
+  const { stdout } = await runTool(ffprobe, ['-v', 'error', ...openArgs(format), '-print_format', 'json', '-show_format', '-show_streams', file], {
+    ...call.tool,
     captureStdout: true,
   });
   const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: Array<{ codec_type?: string; width?: number; height?: number; duration?: string }> };
@@ -57,7 +91,7 @@ export async function probe(call: Pick<EngineCall, 'config' | 'dir' | 'signal'>,
 }
 
 const ffmpeg = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], { cwd: call.dir, signal: call.signal });
+  runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
 
 /** A scale filter for `width`/`height` that keeps the aspect ratio and even sizes (H.264 needs them). */
 function scaleFilter(width?: number, height?: number): string | undefined {
@@ -95,7 +129,7 @@ export async function convertMedia(call: EngineCall): Promise<EngineResult> {
   const to = normalizeFormat(String(p.output_format));
   const [name] = call.names(to, 1);
   const out = call.output(name!);
-  const args = ['-i', input!.path, '-map_metadata', '0'];
+  const args = [...inputArgs(input!.path, input!.format), '-map_metadata', '0'];
   if (to === 'gif') {
     const scale = scaleFilter(p.width ?? (p.height === undefined ? 480 : undefined), p.height) ?? 'scale=480:-2';
     args.push('-an', '-filter_complex', `fps=${p.fps ?? 10},${scale}:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`);
@@ -127,7 +161,7 @@ export async function videoThumbnails(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
-  const info = await probe(call, input!.path);
+  const info = await probe(call, input!.path, input!.format);
   const count = p.count ?? 1;
   const last = Math.max(0, info.duration - 0.05);
   const start = Math.min(Math.max(0, parseTimestamp(p.timestamp, info.duration)), last);
@@ -141,7 +175,7 @@ export async function videoThumbnails(call: EngineCall): Promise<EngineResult> {
     const at = start + i * step;
     const frame = path.join(call.dir, `frame-${i}.png`);
     // -ss before -i seeks by keyframe index, then decodes only to the exact time.
-    await ffmpeg(call, ['-ss', at.toFixed(3), '-i', input!.path, '-frames:v', '1', '-an', frame]);
+    await ffmpeg(call, ['-ss', at.toFixed(3), ...inputArgs(input!.path, input!.format), '-frames:v', '1', '-an', frame]);
     const out = call.output(names[i]!);
     await thumbnailFile(frame, out, to, { width: p.width, height: p.height, fit: p.fit }, call.config.MAX_IMAGE_PIXELS);
     produced.push({ path: out, filename: names[i]!, contentType: mimeType(to) });
@@ -154,7 +188,7 @@ export async function watermarkVideo(call: EngineCall, watermarkImagePath?: stri
   const [input] = call.inputs;
   const spec = call.payload as WatermarkSpec;
   const format = input!.format!;
-  const info = await probe(call, input!.path);
+  const info = await probe(call, input!.path, format);
   if (!info.width || !info.height) throw new TaskFailure('INVALID_INPUT', `${input!.filename} has no video stream.`);
   const canvas = { width: info.width, height: info.height };
   const available = Math.max(1, canvas.width - 2 * (spec.margin_horizontal ?? 25));
@@ -166,10 +200,8 @@ export async function watermarkVideo(call: EngineCall, watermarkImagePath?: stri
   const out = call.output(name!);
   const defaults = CONTAINER_DEFAULTS[format] ?? CONTAINER_DEFAULTS.mp4!;
   await ffmpeg(call, [
-    '-i',
-    input!.path,
-    '-i',
-    png,
+    ...inputArgs(input!.path, format),
+    ...inputArgs(png, 'png'),
     '-filter_complex',
     `[0:v][1:v]overlay=${at.left}:${at.top}:format=auto`,
     '-map_metadata',

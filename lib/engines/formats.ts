@@ -82,10 +82,29 @@ export function formatOfFilename(filename: string): string | undefined {
   return normalizeFormat(filename.slice(dot + 1));
 }
 
+/**
+ * Whether a file's first bytes are a PDF's: `%PDF-` at offset 0, nothing before it. Readers such as
+ * Acrobat tolerate up to 1 KB of leading bytes, but Ghostscript runs a file that does not start with
+ * the PDF signature as PostScript, so a PostScript program with a PDF after it (or leading junk, an EPS
+ * binary header, a byte-order mark) is not a PDF here. This is the one rule everywhere a PDF is
+ * recognised (sniffing, the checks before any engine, page counting).
+ */
+export const isPdfHead = (head: Uint8Array): boolean =>
+  head.length >= 5 && head[0] === 0x25 && head[1] === 0x50 && head[2] === 0x44 && head[3] === 0x46 && head[4] === 0x2d;
+
+/** What a file that is not a PDF starts like, for the refusal's message. */
+export function describeHead(head: Uint8Array): string {
+  if (head[0] === 0x25 && head[1] === 0x21) return 'PostScript (%!)';
+  if (head[0] === 0xc5 && head[1] === 0xd0 && head[2] === 0xd3 && head[3] === 0xc6) return 'an EPS binary header';
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return 'a byte-order mark';
+  if (head.length === 0) return 'nothing (it is empty)';
+  return 'other bytes';
+}
+
 /** The format from a file's first bytes, for files named without an extension. */
 export function sniffFormat(head: Buffer): string | undefined {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
-  if (starts([0x25, 0x50, 0x44, 0x46, 0x2d])) return 'pdf';
+  if (isPdfHead(head)) return 'pdf';
   if (starts([0x89, 0x50, 0x4e, 0x47])) return 'png';
   if (starts([0xff, 0xd8, 0xff])) return 'jpg';
   if (starts([0x47, 0x49, 0x46, 0x38])) return 'gif';

@@ -1,12 +1,18 @@
 /**
  * The Ghostscript engine: PDF optimization (pdfwrite with a quality profile), PDF pages to images,
  * PDF thumbnails. Runs the `gs` found by the registry with -dSAFER in the call's own folder.
+ *
+ * Ghostscript is a PostScript interpreter: given a file that does not start like a PDF it runs it as a
+ * program. So it never parses the uploaded bytes: qpdf first rewrites the input into a new PDF in the
+ * call's folder (its own header, objects and cross-reference table; qpdf parses PDF and executes
+ * nothing), and Ghostscript reads that copy. Without qpdf the engine is not available (catalog.ts).
  */
 import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
 import { mimeType, normalizeFormat } from './formats.js';
 import { pdfPageCount } from './limits.js';
+import { findExecutable } from './probe.js';
 import { selectPages } from './pdf.js';
 import { thumbnailFile, encode, open, resize } from './sharp.js';
 import { runTool } from './tool.js';
@@ -27,7 +33,16 @@ const COLORSPACES: Record<string, string[]> = {
 };
 
 const gs = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], { cwd: call.dir, signal: call.signal });
+  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], call.tool);
+
+/** qpdf's rewrite of the input, the only file Ghostscript is given (see the top of this module). */
+async function normalized(call: EngineCall, file: string): Promise<string> {
+  const qpdf = findExecutable(call.config.QPDF_PATH);
+  if (!qpdf) throw new Error(`Ghostscript reads PDFs only after qpdf has rewritten them, and ${call.config.QPDF_PATH} was not found (QPDF_PATH)`);
+  const out = path.join(call.dir, `normalized-${path.basename(file)}.pdf`);
+  await runTool(qpdf, ['--warning-exit-0', file, out], call.tool);
+  return out;
+}
 
 /** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions; never larger than it was. */
 export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
@@ -35,6 +50,7 @@ export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
   const p = call.payload;
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);
+  const source = await normalized(call, input!.path);
   await gs(call, [
     '-sDEVICE=pdfwrite',
     '-dCompatibilityLevel=1.6',
@@ -45,7 +61,7 @@ export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
     // Signature fields (and the other annotations) drawn into the page instead of kept as fields.
     ...(p.flatten_signatures ? ['-dPreserveAnnots=false'] : []),
     `-sOutputFile=${out}`,
-    input!.path,
+    source,
   ]);
   if ((await stat(out)).size >= input!.size && !p.colorspace && !p.flatten_signatures) {
     call.log.info('optimized PDF was not smaller; keeping the original bytes', { engine: 'ghostscript' });
@@ -76,12 +92,13 @@ export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
-  const count = await pdfPageCount(input!.path, { qpdf: call.config.QPDF_PATH, cwd: call.dir, signal: call.signal });
+  const source = await normalized(call, input!.path);
+  const count = await pdfPageCount(source, { ...call.tool, qpdf: call.config.QPDF_PATH, limits: call.config });
   const pages = selectPages(p.pages, count);
   if (pages.length === 0) return { files: [] };
   const rendered = path.join(call.dir, 'pages');
   await mkdir(rendered);
-  const files = await render(call, input!.path, pages, p.density ?? 150, rendered);
+  const files = await render(call, source, pages, p.density ?? 150, rendered);
   const names = call.names(to, files.length);
   const produced: Produced[] = [];
   for (const [i, file] of files.entries()) {
@@ -104,7 +121,7 @@ export async function pdfThumbnail(call: EngineCall): Promise<EngineResult> {
   // Enough pixels for the requested size: 150 dpi gives an A4 page 1240 px wide.
   const wanted = Math.max(p.width ?? 0, p.height ?? 0);
   const density = wanted > 1200 ? 300 : 150;
-  const [first] = await render(call, input!.path, [1], density, rendered);
+  const [first] = await render(call, await normalized(call, input!.path), [1], density, rendered);
   const [name] = call.names(to, 1);
   const out = call.output(name!);
   await thumbnailFile(first!, out, to, { width: p.width, height: p.height, fit: p.fit }, call.config.MAX_IMAGE_PIXELS);

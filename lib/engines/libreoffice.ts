@@ -1,27 +1,54 @@
 /**
  * The LibreOffice engine: office documents (Writer, Calc, Impress formats, as installed) to PDF with
- * `soffice --headless --convert-to`. A warm user profile is kept per instance (a fresh one costs about
- * 0.3 s per call); a second conversion while it is in use gets a fresh profile of its own, because
- * one profile serves one process at a time.
+ * `soffice --headless --convert-to`, fully confined (the registry offers it only then, see confine.ts):
+ * a document's links (images, backgrounds, sections, OLE objects, in ODF, flat ODF, OOXML or HTML
+ * clothes) reach neither the network nor a file outside the call's folder.
+ *
+ * Defence in depth, should the confinement be weaker (an operator's explicit ENGINE_CONFINEMENT): each
+ * call gets a fresh user profile in its own folder (nothing shared between tasks) whose settings stop
+ * what they can. Tried on LibreOffice 7.4 with linked images (ODT frames and paragraph backgrounds,
+ * DOCX external relationships, flat ODT, HTML `<img>`), over http, ftp and file://:
+ * - `BlockUntrustedRefererLinks` stops linked images of every kind except style backgrounds;
+ * - a manual proxy at a name that never resolves (`.invalid`, RFC 2606) stops the http, https and
+ *   ftp fetches that remain (the backgrounds);
+ * - a `file://` background image is embedded whatever the settings: only the confinement stops it;
+ * - `DisableMacrosExecution`: no document macro runs (not reached by these documents, kept for the
+ *   neighbouring class of documents that carry code).
+ * A fresh profile costs no measurable time over a warm one (see the issue-10 report).
  */
-import { rmSync } from 'node:fs';
-import { mkdir, readdir, rename } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { EngineCall, EngineResult } from '../operations/engine-task.js';
 import { TaskFailure } from '../operations/types.js';
 import { basename, CALC_FORMATS, IMPRESS_FORMATS } from './formats.js';
-import { runTool } from './tool.js';
+import { realLocation } from './probe.js';
+import { runTool, ToolError } from './tool.js';
 
-let warmProfileBusy = false;
-let warmProfileCleanup = false;
+const SETTINGS: ReadonlyArray<[string, string, string]> = [
+  ['/org.openoffice.Office.Common/Security/Scripting', 'BlockUntrustedRefererLinks', 'true'],
+  ['/org.openoffice.Office.Common/Security/Scripting', 'DisableMacrosExecution', 'true'],
+  ['/org.openoffice.Inet/Settings', 'ooInetProxyType', '1'],
+  ...(['HTTP', 'HTTPS', 'FTP'] as const).flatMap((scheme): Array<[string, string, string]> => [
+    ['/org.openoffice.Inet/Settings', `ooInet${scheme}ProxyName`, 'proxy.invalid'],
+    ['/org.openoffice.Inet/Settings', `ooInet${scheme}ProxyPort`, '9'],
+  ]),
+];
 
-/** The instance's warm profile is removed when the process exits (locally; a Lambda's /tmp goes with it). */
-function removeOnExit(profile: string): void {
-  if (warmProfileCleanup) return;
-  warmProfileCleanup = true;
-  process.once('exit', () => rmSync(profile, { recursive: true, force: true }));
+/** A user profile holding only the settings above; LibreOffice fills in the rest on start. */
+async function freshProfile(dir: string): Promise<string> {
+  const profile = path.join(dir, 'profile');
+  await mkdir(path.join(profile, 'user'), { recursive: true });
+  const items = SETTINGS.map(
+    ([node, name, value]) => `<item oor:path="${node}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
+  ).join('\n');
+  await writeFile(
+    path.join(profile, 'user', 'registrymodifications.xcu'),
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+      '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
+      `${items}\n</oor:items>\n`,
+  );
+  return profile;
 }
 
 function exportFilter(format: string): string {
@@ -36,16 +63,14 @@ export async function officeToPdf(call: EngineCall): Promise<EngineResult> {
   const target = pages ? `pdf:${exportFilter(input!.format!)}:${JSON.stringify({ PageRange: { type: 'string', value: pages } })}` : 'pdf';
   const outDir = path.join(call.dir, 'office');
   await mkdir(outDir, { recursive: true });
-
-  const warm = !warmProfileBusy;
-  const profile = warm ? path.join(call.config.ENGINE_TMP_DIR || tmpdir(), `libreoffice-profile-${process.pid}`) : path.join(call.dir, 'profile');
-  if (warm) {
-    warmProfileBusy = true;
-    removeOnExit(profile);
-  }
+  const profile = await freshProfile(call.dir);
+  const executable = call.choice.installed.executable!;
+  // The installation (program/ and its neighbours share/, presets/…), bound read-only when it is not in a system folder.
+  const program = path.dirname(realLocation(executable) ?? executable);
+  const installation = path.basename(program) === 'program' ? path.dirname(program) : program;
   try {
     await runTool(
-      call.choice.installed.executable!,
+      executable,
       [
         '--headless',
         '--invisible',
@@ -61,10 +86,12 @@ export async function officeToPdf(call: EngineCall): Promise<EngineResult> {
         outDir,
         input!.path,
       ],
-      { cwd: call.dir, signal: call.signal },
+      { ...call.tool, readOnly: [installation] },
     );
-  } finally {
-    if (warm) warmProfileBusy = false;
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    const how = err.exitCode === null ? (err.signal ? `ended by ${err.signal}` : 'could not be run') : `exit code ${err.exitCode}`;
+    throw new TaskFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${how}).`, false, { cause: err });
   }
   const made = (await readdir(outDir)).find((f) => f.toLowerCase().endsWith('.pdf'));
   if (!made) throw new TaskFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${basename(input!.filename)} is damaged or not a ${input!.format} file).`);

@@ -1,14 +1,16 @@
 /**
  * Limits checked before an engine decodes anything: the pixel count an image's header declares, a
- * PDF's size (before it is even downloaded) and page count. Each refusal is a task failure that says
+ * PDF's size (before it is even downloaded), its signature, what its streams decode to
+ * (pdf-streams.ts) and its page count. Each refusal is a task failure that says
  * what was found, what the limit is and which setting holds it.
  */
 import { open } from 'node:fs/promises';
 import type { EngineConfig } from '../config.js';
 import { TaskFailure } from '../operations/types.js';
-import { IMAGE_INPUT_FORMATS } from './formats.js';
+import { describeHead, IMAGE_INPUT_FORMATS, isPdfHead } from './formats.js';
+import { ensurePdfDecodable, type DecodeLimits } from './pdf-streams.js';
 import { findExecutable } from './probe.js';
-import { runTool } from './tool.js';
+import { runTool, type ToolPlace } from './tool.js';
 
 const megapixels = (n: number) => `${(n / 1e6).toLocaleString('en-US', { maximumFractionDigits: 1 })} megapixels`;
 
@@ -49,15 +51,23 @@ export async function checkImagePixels(filename: string, file: string, limits: P
   }
 }
 
-/** Whether a file starts like a PDF (ignoring leading junk up to 1 KB, as readers do). */
-async function looksLikePdf(file: string): Promise<boolean> {
+/** The first `bytes` bytes of a file. */
+async function readHead(file: string, bytes: number): Promise<Buffer> {
   const handle = await open(file, 'r');
   try {
-    const head = Buffer.alloc(1024);
-    const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return head.subarray(0, bytesRead).includes('%PDF-');
+    const head = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(head, 0, bytes, 0);
+    return head.subarray(0, bytesRead);
   } finally {
     await handle.close();
+  }
+}
+
+/** Refuses a file processed as PDF that does not start with `%PDF-` (see `isPdfHead`). */
+export async function checkPdfSignature(filename: string, file: string): Promise<void> {
+  const head = await readHead(file, 8);
+  if (!isPdfHead(head)) {
+    throw new TaskFailure('INVALID_INPUT', `${filename} is not a PDF: a PDF starts with %PDF- at its first byte, and this file starts with ${describeHead(head)}.`);
   }
 }
 
@@ -65,12 +75,12 @@ async function looksLikePdf(file: string): Promise<boolean> {
  * A PDF's page count without rendering it: qpdf reads only the page tree when it is installed;
  * otherwise pdf-lib parses the document.
  */
-export async function pdfPageCount(file: string, opts: { qpdf?: string; cwd: string; signal: AbortSignal }): Promise<number> {
-  if (!(await looksLikePdf(file))) throw new TaskFailure('INVALID_INPUT', 'The file is not a PDF.');
+export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: string; limits: DecodeLimits }): Promise<number> {
+  await checkPdfSignature('The file', file);
   const qpdf = opts.qpdf ? findExecutable(opts.qpdf) : undefined;
   if (qpdf) {
     try {
-      const { stdout } = await runTool(qpdf, ['--show-npages', file], { cwd: opts.cwd, signal: opts.signal, captureStdout: true });
+      const { stdout } = await runTool(qpdf, ['--show-npages', file], { ...opts, captureStdout: true });
       const n = Number.parseInt(stdout.trim(), 10);
       if (Number.isFinite(n)) return n;
     } catch (err) {
@@ -78,6 +88,8 @@ export async function pdfPageCount(file: string, opts: { qpdf?: string; cwd: str
       // qpdf gives up on some damaged files that pdf-lib still reads: fall through.
     }
   }
+  // pdf-lib expands object and cross-reference streams whole: their decoded size is checked first.
+  await ensurePdfDecodable('The PDF', file, opts.limits);
   const { PDFDocument } = await import('pdf-lib');
   const { readFile } = await import('node:fs/promises');
   try {
@@ -92,10 +104,13 @@ export async function pdfPageCount(file: string, opts: { qpdf?: string; cwd: str
 export async function checkPdfPages(
   filename: string,
   file: string,
-  limits: Pick<EngineConfig, 'MAX_PDF_PAGES' | 'QPDF_PATH'>,
-  opts: { cwd: string; signal: AbortSignal },
+  limits: Pick<EngineConfig, 'MAX_PDF_PAGES' | 'QPDF_PATH'> & DecodeLimits,
+  place: ToolPlace,
 ): Promise<number> {
-  const pages = await pdfPageCount(file, { qpdf: limits.QPDF_PATH, ...opts });
+  await checkPdfSignature(filename, file);
+  // Before qpdf or pdf-lib open it: what its streams decode to (decompression bombs).
+  await ensurePdfDecodable(filename, file, limits);
+  const pages = await pdfPageCount(file, { ...place, qpdf: limits.QPDF_PATH, limits });
   if (pages > limits.MAX_PDF_PAGES) {
     throw new TaskFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
   }

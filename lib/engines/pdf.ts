@@ -7,6 +7,7 @@ import type * as PdfLibModule from 'pdf-lib';
 import type { PDFDocument, PDFFont, PDFImage, PDFPage } from 'pdf-lib';
 import type { EngineCall, EngineResult, LocalFile } from '../operations/engine-task.js';
 import { TaskFailure } from '../operations/types.js';
+import { ensurePdfDecodable, type DecodeLimits } from './pdf-streams.js';
 import { loadSharp, type WatermarkSpec } from './sharp.js';
 
 type PdfLib = typeof PdfLibModule;
@@ -18,7 +19,8 @@ export function selectPages(ranges: string | undefined, count: number): number[]
   if (!ranges || !ranges.trim()) return Array.from({ length: count }, (_, i) => i + 1);
   const out = new Set<number>();
   for (const part of ranges.split(',')) {
-    const m = /^\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?$/.exec(part);
+    // No two quantifiers share a run of spaces (linear time on any text).
+    const m = /^\s*(\d+)\s*(?:(-)\s*(?:(\d+)\s*)?)?$/.exec(part);
     if (!m) continue;
     const from = Number(m[1]);
     const to = m[2] ? (m[3] ? Number(m[3]) : count) : from;
@@ -27,7 +29,9 @@ export function selectPages(ranges: string | undefined, count: number): number[]
   return [...out].sort((a, b) => a - b);
 }
 
-async function loadPdf(file: LocalFile): Promise<PDFDocument> {
+/** A PDF in pdf-lib, once its streams are known to decode to a bounded size (pdf-lib expands some whole). */
+async function loadPdf(file: LocalFile, limits: DecodeLimits): Promise<PDFDocument> {
+  await ensurePdfDecodable(file.filename, file.path, limits);
   const { PDFDocument } = await loadPdfLib();
   try {
     return await PDFDocument.load(await readFile(file.path), { ignoreEncryption: false, updateMetadata: false });
@@ -141,7 +145,7 @@ export async function watermarkPdf(call: EngineCall, watermarkImagePath?: string
   const pdf = await loadPdfLib();
   const [input] = call.inputs;
   const spec = call.payload as WatermarkSpec & { pages?: string };
-  const doc = await loadPdf(input!);
+  const doc = await loadPdf(input!, call.config);
   const opacity = Math.max(0, Math.min(100, spec.opacity ?? 100)) / 100;
   const angle = spec.rotation ?? 0;
 
@@ -234,7 +238,7 @@ async function combine(call: EngineCall): Promise<EngineResult> {
   const doc = await PDFDocument.create();
   for (const file of call.inputs) {
     if (file.format === 'pdf') {
-      const source = await loadPdf(file);
+      const source = await loadPdf(file, call.config);
       const copied = await doc.copyPages(source, source.getPageIndices());
       for (const page of copied) doc.addPage(page);
     } else {

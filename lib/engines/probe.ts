@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const found = new Map<string, string | undefined>();
@@ -46,7 +47,7 @@ export function realLocation(file: string): string | undefined {
 const versions = new Map<string, string | undefined>();
 
 /**
- * Runs `command args` once (5 s at most) and picks the version out of its output with `pattern`
+ * Runs `command args` once (15 s at most: `soffice --version` alone takes 2–3 s on a busy machine) and picks the version out of its output with `pattern`
  * (first group). Synchronous on purpose: request validation is synchronous, and it runs once per
  * tool per process.
  */
@@ -55,7 +56,9 @@ export function toolVersion(command: string, args: string[], pattern: RegExp): s
   if (versions.has(key)) return versions.get(key);
   let version: string | undefined;
   try {
-    const out = spawnSync(command, args, { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: process.env.HOME ?? '/tmp' } });
+    // A minimal environment, as for every tool run: no credential of this process reaches a tool.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), LANG: 'C.UTF-8' };
+    const out = spawnSync(command, args, { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'], env });
     version = pattern.exec(`${out.stdout ?? ''}\n${out.stderr ?? ''}`)?.[1];
   } catch {
     version = undefined;

@@ -21,7 +21,7 @@ export async function optimizePdfLossless(call: EngineCall): Promise<EngineResul
       input!.path,
       out,
     ],
-    { cwd: call.dir, signal: call.signal },
+    call.tool,
   );
   if ((await stat(out)).size >= input!.size && !call.payload.flatten_signatures) await copyFile(input!.path, out);
   return { files: [{ path: out, filename: name!, contentType: 'application/pdf' }] };

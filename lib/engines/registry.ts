@@ -13,6 +13,7 @@
 import { ConfigError, engineConfig, type EngineConfig } from '../config.js';
 import { DEFAULT_ENGINE_ORDER, ENGINES, type Capability, type EngineDescriptor, type Installation, type InstalledVersion } from './catalog.js';
 import { normalizeFormat } from './formats.js';
+import { trimEnd } from '../text.js';
 
 /** One thing an installed engine can do: an operation on one input format giving one output format. */
 export interface EngineRow {
@@ -67,7 +68,7 @@ export class EngineChoiceError extends Error {
 
 /** Whether an installed version answers a requested one: equal, or a dotted prefix (`10` → `10.00.0`). */
 export const versionMatches = (installed: string, requested: string): boolean =>
-  installed === requested || installed.startsWith(`${requested.replace(/\.+$/, '')}.`);
+  installed === requested || installed.startsWith(`${trimEnd(requested, '.')}.`);
 
 /** Numeric comparison of dotted versions (`10.2` > `9.54`). */
 export function compareVersions(a: string, b: string): number {

@@ -1,31 +1,56 @@
 /**
- * Running native tools (ffmpeg, Ghostscript, qpdf, LibreOffice) for one engine call: each in its own
- * process group inside the call's temporary folder, killed with everything it started when the task
- * is cancelled or times out, with the end of its error output kept for the task's message.
+ * Running native tools (ffmpeg, Ghostscript, qpdf, LibreOffice, exiftool's perl) for one engine call:
+ * each confined to the task's work folder (confine.ts), in its own process group, killed with
+ * everything it started when the task is cancelled or times out. A tool gets a minimal environment
+ * (PATH, HOME inside the call's folder, LANG): no credential of this process reaches it. What it wrote
+ * to stderr stays on the error for the logs; the error's message is safe to show clients.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Confinement } from './confine.js';
 
 export class ToolError extends Error {
   override readonly name = 'ToolError';
   constructor(
     readonly tool: string,
     readonly exitCode: number | null,
-    /** The last lines the tool wrote to stderr. */
+    /** The last lines the tool wrote to stderr (or why it could not start): for logs only, it names temporary paths. */
     readonly stderr: string,
+    /** The signal that ended it, if one did. */
+    readonly signal?: string,
   ) {
-    super(`${tool} failed${exitCode === null ? '' : ` (exit code ${exitCode})`}${stderr ? `: ${stderr}` : ''}`);
+    super(`${tool} ${exitCode !== null ? `failed (exit code ${exitCode})` : signal ? `failed (ended by ${signal})` : 'could not be run'}`);
   }
 }
 
-export interface ToolOptions {
+/** Where and how a tool of an engine call runs. */
+export interface ToolPlace {
+  /** The folder it starts in (and its HOME). */
   cwd: string;
+  /** The task's work folder, holding `cwd`: the only place a confined tool sees and writes. */
+  workDir: string;
+  confinement: Confinement;
   signal: AbortSignal;
+}
+
+export interface ToolOptions extends ToolPlace {
   env?: Record<string, string>;
   /** Keep stdout (for tools that answer on it, e.g. ffprobe); otherwise it is discarded. */
   captureStdout?: boolean;
+  /** Folders outside the system ones the tool reads (its own program files). */
+  readOnly?: readonly string[];
+  /** Exit codes besides 0 that still give a result (exiftool answers 1 with the JSON of an unreadable file). */
+  okExitCodes?: readonly number[];
+}
+
+export interface ToolResult {
+  stdout: string;
+  /** Its error output (the last few thousand characters). */
+  stderr: string;
+  exitCode: number;
 }
 
 const TAIL_BYTES = 2000;
@@ -37,13 +62,19 @@ function tail(text: string): string {
   return lines.slice(-4).join(' | ').slice(0, 600);
 }
 
-export function runTool(file: string, args: readonly string[], opts: ToolOptions): Promise<{ stdout: string }> {
+export function runTool(file: string, args: readonly string[], opts: ToolOptions): Promise<ToolResult> {
   opts.signal.throwIfAborted();
+  const tool = path.basename(file);
+  if (opts.confinement.unavailable) return Promise.reject(new ToolError(tool, null, opts.confinement.unavailable));
+  const command = opts.confinement.command(file, args, { workDir: opts.workDir, cwd: opts.cwd, readOnly: opts.readOnly });
+  // HOME and TMPDIR inside the call's folder: the profiles, caches and temporary files of the tools
+  // (LibreOffice, fontconfig, Ghostscript) stay in it, and go with it, whatever the confinement.
+  const temporary = path.join(opts.cwd, '.tmp');
+  mkdirSync(temporary, { recursive: true });
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
+    const child = spawn(command.file, command.args, {
       cwd: opts.cwd,
-      // HOME inside the call's folder: tools that write profiles or caches (LibreOffice, fontconfig) stay in it.
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, LANG: 'C.UTF-8', ...opts.env },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, TMPDIR: temporary, LANG: 'C.UTF-8', ...opts.env },
       stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'],
       detached: true,
     });
@@ -57,7 +88,8 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     });
     const kill = () => {
       try {
-        // The whole group: LibreOffice and others start helpers of their own.
+        // The whole group: LibreOffice and others start helpers of their own (and a confined tool
+        // dies with its sandbox when bubblewrap or unshare does).
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
         // already gone
@@ -70,13 +102,13 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     opts.signal.addEventListener('abort', onAbort, { once: true });
     child.once('error', (err) => {
       opts.signal.removeEventListener('abort', onAbort);
-      reject(new ToolError(path.basename(file), null, err.message));
+      reject(new ToolError(tool, null, err.message));
     });
-    child.once('close', (code) => {
+    child.once('close', (code, signal) => {
       opts.signal.removeEventListener('abort', onAbort);
       if (opts.signal.aborted) return;
-      if (code === 0) resolve({ stdout });
-      else reject(new ToolError(path.basename(file), code, tail(stderr)));
+      if (code === 0 || (code !== null && opts.okExitCodes?.includes(code))) resolve({ stdout, stderr, exitCode: code });
+      else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
     });
   });
 }

@@ -31,8 +31,8 @@ export interface FileStore {
   list(prefix: string): Promise<StoredFile[]>;
   /** Deletes every object under the prefix; returns how many. */
   deletePrefix(prefix: string): Promise<number>;
-  /** A time-limited GET URL, optionally with a download file name. */
-  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean }): Promise<string>;
+  /** A time-limited GET (or HEAD) URL, optionally with a download file name. */
+  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean; method?: 'GET' | 'HEAD' }): Promise<string>;
   /**
    * A signed browser form that uploads one file straight to storage. `key` may end in
    * `${filename}`, which storage replaces with the uploaded file's name. The answer is 201, or a

@@ -1,6 +1,9 @@
 /** The files port on S3 (locally s3rver, through the same client). */
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -9,6 +12,8 @@ import {
   NotFound,
   PutObjectCommand,
   S3Client,
+  UploadPartCopyCommand,
+  type HeadObjectCommandOutput,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -37,11 +42,34 @@ export function createS3Client(opts: { region: string; endpoint?: string; creden
 const contentDisposition = (filename: string, inline = false) =>
   `${inline ? 'inline' : 'attachment'}; filename="${filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 
+/** The largest object one CopyObject request copies (S3's limit: 5 GiB). */
+export const S3_COPY_OBJECT_MAX_BYTES = 5 * 1024 ** 3;
+/** S3's limit on the parts of one multipart upload. */
+const MAX_PARTS = 10_000;
+
+export interface S3FileStoreOptions {
+  /** Objects larger than this are copied in parts (UploadPartCopy). Default: S3's CopyObject limit. */
+  multipartCopyAbove?: number;
+  /** Part size of a multipart copy, grown when the object would need more than 10,000 parts. Default 512 MiB. */
+  copyPartBytes?: number;
+  /** Parts copied at the same time. Default 4. */
+  copyConcurrency?: number;
+}
+
 export class S3FileStore implements FileStore {
+  readonly #multipartCopyAbove: number;
+  readonly #copyPartBytes: number;
+  readonly #copyConcurrency: number;
+
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
-  ) {}
+    opts: S3FileStoreOptions = {},
+  ) {
+    this.#multipartCopyAbove = opts.multipartCopyAbove ?? S3_COPY_OBJECT_MAX_BYTES;
+    this.#copyPartBytes = opts.copyPartBytes ?? 512 * 1024 ** 2;
+    this.#copyConcurrency = opts.copyConcurrency ?? 4;
+  }
 
   async put(key: string, body: Readable | Buffer | string, opts: PutOptions = {}): Promise<StoredFile> {
     const common = {
@@ -81,18 +109,70 @@ export class S3FileStore implements FileStore {
     }
   }
 
+  /**
+   * A server-side copy. One CopyObject up to 5 GiB (S3's limit for it); above, a multipart upload
+   * whose parts are copied from ranges of the source (UploadPartCopy), a few at a time, each on the
+   * condition that the source is still the object measured first. The content headers and metadata
+   * are carried over as CopyObject does.
+   */
   async copy(fromKey: string, toKey: string): Promise<StoredFile> {
+    let source: HeadObjectCommandOutput;
     try {
-      await this.s3.send(
-        new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` }),
-      );
+      source = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: fromKey }));
     } catch (err) {
-      if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') throw new FileNotFoundError(fromKey);
+      if (err instanceof NotFound || err instanceof NoSuchKey || (err as Error).name === 'NotFound') throw new FileNotFoundError(fromKey);
       throw err;
     }
-    const head = await this.head(toKey);
-    if (!head) throw new FileNotFoundError(toKey);
-    return head;
+    const size = source.ContentLength ?? 0;
+    const copySource = `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`;
+    if (size > this.#multipartCopyAbove) {
+      await this.#copyInParts(copySource, toKey, size, source);
+    } else {
+      try {
+        await this.s3.send(new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: copySource }));
+      } catch (err) {
+        if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') throw new FileNotFoundError(fromKey);
+        throw err;
+      }
+    }
+    return { key: toKey, size, contentType: source.ContentType };
+  }
+
+  async #copyInParts(copySource: string, toKey: string, size: number, source: HeadObjectCommandOutput): Promise<void> {
+    const partBytes = Math.max(this.#copyPartBytes, Math.ceil(size / MAX_PARTS));
+    const ranges = Array.from({ length: Math.ceil(size / partBytes) }, (_, i) => ({
+      PartNumber: i + 1,
+      CopySourceRange: `bytes=${i * partBytes}-${Math.min(size, (i + 1) * partBytes) - 1}`,
+    }));
+    const { UploadId } = await this.s3.send(
+      new CreateMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: toKey,
+        ContentType: source.ContentType,
+        ContentDisposition: source.ContentDisposition,
+        ContentEncoding: source.ContentEncoding,
+        Metadata: source.Metadata,
+      }),
+    );
+    try {
+      const parts: Array<{ PartNumber: number; ETag: string | undefined }> = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < ranges.length) {
+          const range = ranges[next++]!;
+          const out = await this.s3.send(
+            new UploadPartCopyCommand({ Bucket: this.bucket, Key: toKey, UploadId, CopySource: copySource, CopySourceIfMatch: source.ETag, ...range }),
+          );
+          parts.push({ PartNumber: range.PartNumber, ETag: out.CopyPartResult?.ETag });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.#copyConcurrency, ranges.length) }, worker));
+      parts.sort((a, b) => a.PartNumber - b.PartNumber);
+      await this.s3.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: toKey, UploadId, MultipartUpload: { Parts: parts } }));
+    } catch (err) {
+      await this.s3.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: toKey, UploadId })).catch(() => undefined);
+      throw err;
+    }
   }
 
   async list(prefix: string): Promise<StoredFile[]> {
@@ -117,12 +197,14 @@ export class S3FileStore implements FileStore {
     return files.length;
   }
 
-  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean }): Promise<string> {
-    const command = new GetObjectCommand({
+  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean; method?: 'GET' | 'HEAD' }): Promise<string> {
+    const input = {
       Bucket: this.bucket,
       Key: key,
       ResponseContentDisposition: opts.filename ? contentDisposition(opts.filename, opts.inline) : undefined,
-    });
+    };
+    // A presigned URL is signed for its method: a HEAD needs a HeadObject URL.
+    const command = opts.method === 'HEAD' ? new HeadObjectCommand(input) : new GetObjectCommand(input);
     return getSignedUrl(this.s3, command, { expiresIn: opts.expiresInSeconds });
   }
 
@@ -130,11 +212,13 @@ export class S3FileStore implements FileStore {
     const outcome: Record<string, string> = opts.redirect
       ? { success_action_redirect: opts.redirect }
       : { success_action_status: '201' };
+    // The key the form may write: exactly `key`, or with `${filename}` anything that starts with what precedes it.
+    const dynamic = key.endsWith('${filename}') ? key.slice(0, -'${filename}'.length) : undefined;
     const { url, fields } = await createPresignedPost(this.s3, {
       Bucket: this.bucket,
       Key: key,
       Conditions: [
-        // (A key ending in `${filename}` gets a starts-with condition from the library.)
+        dynamic !== undefined ? ['starts-with', '$key', dynamic] : { key },
         ['content-length-range', 0, opts.maxBytes],
         ...Object.entries(outcome).map(([k, v]) => ({ [k]: v })),
       ],

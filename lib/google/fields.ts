@@ -35,6 +35,8 @@ export function parseFieldSelection(text: string): FieldSelection {
       while (text[i] === '/') {
         i++;
         path.push(name());
+        // `a/b/c` nests as deep as `a(b(c))`, and merging it recurses that deep.
+        if (depth + path.length > 33) fail('more than 32 nested selections');
       }
       let leaf: FieldSelection | true = true;
       if (text[i] === '(') {

@@ -7,6 +7,10 @@
  * A filter is parsed into a syntax tree (`parseFilter`), then compiled against the resource's field
  * schema (`compileFilter`), which checks every field name and literal and yields a predicate. Every
  * problem is a FilterError that names its position; callers turn it into INVALID_ARGUMENT.
+ *
+ * Filters are request text, so nothing here is super-linear in it: a filter is at most
+ * MAX_FILTER_LENGTH characters with at most MAX_FILTER_WILDCARDS `*`, nesting is bounded, and `*`
+ * wildcards are matched by `wildcardMatch` (no regular expression is ever built from a filter).
  */
 import type { ProtoEnum } from './wire.js';
 import { parseTimestampNanos } from './wire.js';
@@ -38,6 +42,25 @@ type Token =
 const COMPARATORS: Comparator[] = ['<=', '>=', '!=', '=', '<', '>', ':'];
 /** Nesting allowed in a filter; deeper ones are refused rather than risking the stack. */
 const MAX_DEPTH = 32;
+/**
+ * The longest filter accepted, in characters. Google documents no limit; real filters are a few
+ * restrictions long (well under 200 characters), and a URL carrying more than 2000 is fragile anyway.
+ */
+export const MAX_FILTER_LENGTH = 2000;
+/** The most `*` a filter may hold (wildcards and presence tests `:*` together); real ones use one or two. */
+export const MAX_FILTER_WILDCARDS = 20;
+
+/** Refuses a filter over the length or wildcard limit, before any other work is done on it. */
+export function checkFilterLimits(input: string): void {
+  if (input.length > MAX_FILTER_LENGTH) {
+    throw new FilterError(`the filter is ${input.length} characters long; at most ${MAX_FILTER_LENGTH} characters are allowed`);
+  }
+  let stars = 0;
+  for (let i = input.indexOf('*'); i >= 0; i = input.indexOf('*', i + 1)) stars++;
+  if (stars > MAX_FILTER_WILDCARDS) {
+    throw new FilterError(`the filter holds ${stars} wildcards (*); at most ${MAX_FILTER_WILDCARDS} wildcards are allowed`);
+  }
+}
 
 function tokenize(input: string): Token[] {
   const tokens: Token[] = [];
@@ -98,6 +121,7 @@ function tokenize(input: string): Token[] {
 
 /** Parses a filter; an empty or blank filter is `undefined` (everything matches). */
 export function parseFilter(input: string): FilterNode | undefined {
+  checkFilterLimits(input);
   const tokens = tokenize(input);
   if (tokens.length === 0) return undefined;
   let p = 0;
@@ -189,11 +213,24 @@ export type FieldSchema = Record<string, FieldType>;
 
 const camel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
+const longestPaths = new WeakMap<FieldSchema, number>();
+function longestPath(schema: FieldSchema): number {
+  let n = longestPaths.get(schema);
+  if (n === undefined) {
+    n = Math.max(0, ...Object.keys(schema).map((k) => k.split('.').length));
+    longestPaths.set(schema, n);
+  }
+  return n;
+}
+
 /**
  * Resolves a field path (JSON or snake_case names) against the schema. Map fields take the key that
  * follows them verbatim (`labels.env`).
  */
 export function resolveField(schema: FieldSchema, path: readonly string[]): { path: string; type: FieldType; mapKey?: string } | undefined {
+  // No schema path is longer than a few segments: a longer request path (plus one map key) cannot
+  // resolve, and trying every prefix of it would be quadratic in its length.
+  if (path.length > longestPath(schema) + 1) return undefined;
   for (let n = path.length; n > 0; n--) {
     const name = path.slice(0, n).map(camel).join('.');
     const type = schema[name];
@@ -238,9 +275,29 @@ const ordered = (op: Comparator, c: number): boolean => {
 const cmpBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 const cmpStr = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function wildcardPattern(text: string): RegExp {
-  const body = text.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  return new RegExp(`^${body}$`, 's');
+/**
+ * Whether `text` matches `pattern`, where each `*` stands for any run of characters (none included)
+ * and everything else is literal. The pattern is split at its stars: the first piece must start the
+ * text, the last must end it, and each piece between is found at its leftmost place after the one
+ * before (leftmost is always safe: a later place leaves less room for the rest). No backtracking:
+ * at worst O(text × pattern) character comparisons in `indexOf`, usually linear.
+ */
+export function wildcardMatch(pattern: string, text: string): boolean {
+  const pieces = pattern.split('*');
+  if (pieces.length === 1) return pattern === text;
+  const first = pieces[0]!;
+  const last = pieces[pieces.length - 1]!;
+  if (first.length + last.length > text.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i]!;
+    if (piece === '') continue;
+    const found = text.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 function compileCompare(node: Extract<FilterNode, { kind: 'compare' }>, schema: FieldSchema): Predicate {
@@ -333,8 +390,8 @@ function compileCompare(node: Extract<FilterNode, { kind: 'compare' }>, schema: 
 function stringPredicate(get: (r: Record<string, unknown>) => string, op: Comparator, value: Literal): Predicate {
   if ((op === '=' || op === '!=') && value.text.includes('*')) {
     // AIP-160: `*` in an equality is a wildcard (`displayName = "dc-*"`).
-    const re = wildcardPattern(value.text);
-    return (r) => re.test(get(r)) === (op === '=');
+    const pattern = value.text;
+    return (r) => wildcardMatch(pattern, get(r)) === (op === '=');
   }
   if (op === ':') return (r) => get(r).includes(value.text);
   return (r) => ordered(op, cmpStr(get(r), value.text));

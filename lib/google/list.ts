@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.js';
-import { compileFilter, FilterError, parseFilter, resolveField, valueAt, type FieldSchema, type FieldType } from './filter.js';
+import { checkFilterLimits, compileFilter, FilterError, parseFilter, resolveField, valueAt, type FieldSchema, type FieldType } from './filter.js';
 import { param } from './wire.js';
 
 export interface OrderTerm {
@@ -56,11 +56,14 @@ function keyPart(value: unknown, type: FieldType): KeyPart {
   }
 }
 
+const INTEGER = /^-?\d{1,30}$/;
+
 function comparePart(a: KeyPart, b: KeyPart, type: FieldType): number {
   if (a === b) return 0;
   if (a === null) return -1;
   if (b === null) return 1;
-  if (type.type === 'int') {
+  // Page tokens come back from clients: a sort key that is no integer compares as text, never throws.
+  if (type.type === 'int' && INTEGER.test(String(a)) && INTEGER.test(String(b))) {
     const x = BigInt(a);
     const y = BigInt(b);
     return x < y ? -1 : x > y ? 1 : 0;
@@ -118,6 +121,13 @@ export function listPage<T extends { name?: string }>(all: readonly T[], req: Li
   const filterText = param(req.params, 'filter') ?? '';
   let predicate;
   try {
+    checkFilterLimits(filterText);
+  } catch (err) {
+    // Not echoed: the filter is what is too long.
+    if (err instanceof FilterError) throw invalid('filter', `Invalid filter: ${err.message}.`);
+    throw err;
+  }
+  try {
     predicate = compileFilter(parseFilter(filterText), req.schema);
   } catch (err) {
     if (err instanceof FilterError) throw invalid('filter', `Invalid filter "${filterText}": ${err.message}.`);
@@ -157,7 +167,8 @@ export function listPage<T extends { name?: string }>(all: readonly T[], req: Li
     } catch {
       body = undefined;
     }
-    if (!body || body.v !== 1 || !Array.isArray(body.k) || body.k.length !== order.length + 1 || typeof body.h !== 'string') {
+    const isKeyPart = (p: unknown) => p === null || typeof p === 'string' || (typeof p === 'number' && Number.isFinite(p));
+    if (!body || body.v !== 1 || !Array.isArray(body.k) || body.k.length !== order.length + 1 || typeof body.h !== 'string' || !body.k.every(isKeyPart)) {
       throw invalid('pageToken', 'Invalid pageToken; pass the nextPageToken of the previous page unchanged.');
     }
     if (body.h !== hash) {

@@ -3,7 +3,9 @@
  * dynalite (DynamoDB API, LevelDB files), s3rver (S3 API, plain files), the embedded SQS-protocol
  * server, serverless-offline running the service's functions, and a dispatcher that delivers queue
  * messages to the consumer functions the way Lambda's event-source mappings do.
- * `npm start` and the e2e tests both start it through `startPlatform`.
+ * `npm start` and the e2e tests both start it through `startPlatform`; `startBackends` starts the
+ * backends alone (the CI run of the packaged artifacts, scripts/ci/lambda-artifacts.ts, brings its own
+ * functions).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
@@ -20,13 +22,15 @@ import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { ApiKeys } from '../auth/keys.js';
 import { SCOPES } from '../auth/scopes.js';
-import { createS3Client } from '../files/s3.js';
+import type { GoogleAuthMode } from '../google/auth.js';
+import { createS3Client, S3FileStore } from '../files/s3.js';
 import { DynamoStateStore } from '../state/dynamodb.js';
 import { ensureStateTable } from '../state/table.js';
 import { lambdaInvoker, startDispatcher } from './dispatcher.js';
+import { deleteExpired } from './expiry.js';
 import { forwardS3Events } from './s3-events.js';
 import { startS3Front } from './s3-front.js';
-import { readServiceDefinition, type QueueDefinition } from './service-definition.js';
+import { readServiceDefinition } from './service-definition.js';
 import { startSqsServer } from './sqs-server.js';
 
 export interface PlatformOptions {
@@ -43,6 +47,11 @@ export interface PlatformOptions {
   sqsPort?: number;
   /** The development API key; a random one is made (and kept in the data folder) when absent. */
   apiKey?: string;
+  /**
+   * Authentication of the Google-dialect APIs. Default `open`: local use, any token or none (a
+   * deployed stage enforces it). `env.GOOGLE_AUTH_MODE` overrides this too.
+   */
+  googleAuthMode?: GoogleAuthMode;
   /** Extra environment for the functions (e.g. RATE_LIMIT). */
   env?: Record<string, string>;
   /** Override queue visibility timeouts (seconds), for fast local retries in tests. */
@@ -60,7 +69,9 @@ export interface PlatformOptions {
 
 export interface Platform {
   baseUrl: string;
+  /** The development API key: every scope, so it works on every API in either Google auth mode. */
   apiKey: string;
+  googleAuthMode: GoogleAuthMode;
   endpoints: { dynamodb: string; s3: string; sqs: string; lambda: string };
   /** The serverless-offline process, where the functions run (for measurements). */
   functionsPid: number;
@@ -70,6 +81,13 @@ export interface Platform {
    * cut would, so that runs in progress end without finishing.
    */
   stop(opts?: { abrupt?: boolean }): Promise<void>;
+}
+
+/** The start-up banner's line on Google API authentication. */
+export function googleAuthBanner(mode: GoogleAuthMode): string {
+  return mode === 'open'
+    ? 'open: any token or none, no key needed (local use only; deployed stages enforce keys; GOOGLE_AUTH_MODE=enforced npm start to try it)'
+    : 'enforced: send the API key below as the bearer token (or key=)';
 }
 
 /** Local credentials: s3rver only accepts its own; dynalite and the SQS server accept any. */
@@ -118,24 +136,43 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number) 
   throw new Error(`serverless-offline did not answer on ${url} within ${timeoutMs / 1000} s`);
 }
 
-export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
-  const root = path.resolve(opts.root ?? '.');
-  const stage = opts.stage ?? 'local';
-  const log = opts.log ?? (() => {});
-  const definition = readServiceDefinition(path.join(root, 'serverless.yml'));
+export interface BackendQueue {
+  name: string;
+  visibilityTimeout: number;
+  /** `deadLetterQueue` is the `name` of another queue of the list. */
+  redrive?: { deadLetterQueue: string; maxReceiveCount: number };
+}
+
+export interface BackendsOptions {
+  /** Where the backends keep their data; survives restarts. */
+  dataDir: string;
+  table: string;
+  bucket: string;
+  queues: BackendQueue[];
+  /** 0 (default) picks a free port. */
+  dynamoPort?: number;
+  s3Port?: number;
+  sqsPort?: number;
+}
+
+export interface Backends {
+  endpoints: { dynamodb: string; s3: string; sqs: string };
+  dynamodb: DynamoDBClient;
+  sqs: SQSClient;
+  /** The S3 server behind the front: its notifications become S3 events (./s3-events.ts). */
+  s3rver: S3rver;
+  stop(): Promise<void>;
+}
+
+/**
+ * The backends alone, without the functions: dynalite, s3rver behind the S3 front, the SQS server, with
+ * the state table, the files bucket (CORS for browser uploads) and the queues with their redrive policies.
+ */
+export async function startBackends(opts: BackendsOptions): Promise<Backends> {
   const stoppers: Array<() => Promise<unknown>> = [];
-  let functionsPid = 0;
-  const stop = async (how: { abrupt?: boolean } = {}) => {
-    if (how.abrupt && functionsPid) {
-      try {
-        process.kill(-functionsPid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+  const stop = async () => {
     for (const s of stoppers.reverse()) await s().catch(() => {});
   };
-
   try {
     mkdirSync(opts.dataDir, { recursive: true });
     const client = { region: REGION, credentials: LOCAL_CREDENTIALS };
@@ -166,19 +203,17 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => sqsServer.close());
     const sqs = sqsServer.url;
 
-    const table = `${definition.service}-${stage}-state`;
-    const bucket = `${definition.service}-${stage}-files`;
     const dynamoClient = new DynamoDBClient({ ...client, endpoint: dynamodb });
-    await ensureStateTable(dynamoClient, table);
+    await ensureStateTable(dynamoClient, opts.table);
     const s3Client = createS3Client({ region: REGION, endpoint: s3, credentials: LOCAL_CREDENTIALS });
     try {
-      await s3Client.send(new CreateBucketCommand({ Bucket: bucket }));
+      await s3Client.send(new CreateBucketCommand({ Bucket: opts.bucket }));
     } catch (err) {
       if (!(err instanceof BucketAlreadyOwnedByYou) && (err as Error).name !== 'BucketAlreadyExists') throw err;
     }
     await s3Client.send(
       new PutBucketCorsCommand({
-        Bucket: bucket,
+        Bucket: opts.bucket,
         CORSConfiguration: {
           CORSRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET', 'HEAD', 'POST', 'PUT'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'] }],
         },
@@ -186,32 +221,89 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     );
     const sqsClient = new SQSClient({ ...client, endpoint: sqs });
     const queueArns = new Map<string, string>();
-    const createQueue = async (q: QueueDefinition): Promise<void> => {
-      if (queueArns.has(q.logicalId)) return;
-      const attributes: Record<string, string> = { VisibilityTimeout: String(opts.visibilityTimeout ?? q.visibilityTimeout) };
+    const createQueue = async (q: BackendQueue): Promise<void> => {
+      if (queueArns.has(q.name)) return;
+      const attributes: Record<string, string> = { VisibilityTimeout: String(q.visibilityTimeout) };
       if (q.redrive) {
-        const dlq = definition.queues.find((d) => d.logicalId === q.redrive!.deadLetterLogicalId);
-        if (!dlq) throw new Error(`${q.logicalId}: dead-letter queue ${q.redrive.deadLetterLogicalId} is not declared`);
+        const dlq = opts.queues.find((d) => d.name === q.redrive!.deadLetterQueue);
+        if (!dlq) throw new Error(`${q.name}: dead-letter queue ${q.redrive.deadLetterQueue} is not declared`);
         await createQueue(dlq);
         attributes.RedrivePolicy = JSON.stringify({
-          deadLetterTargetArn: queueArns.get(dlq.logicalId),
+          deadLetterTargetArn: queueArns.get(dlq.name),
           maxReceiveCount: q.redrive.maxReceiveCount,
         });
       }
       // Created bare, then configured: a persisted queue from an earlier run may carry other settings,
       // and CreateQueue with different attributes fails (QueueNameExists) as in SQS.
-      const { QueueUrl } = await sqsClient.send(new CreateQueueCommand({ QueueName: q.localName }));
+      const { QueueUrl } = await sqsClient.send(new CreateQueueCommand({ QueueName: q.name }));
       await sqsClient.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: attributes }));
       const attrs = await sqsClient.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
-      queueArns.set(q.logicalId, attrs.Attributes?.QueueArn ?? '');
+      queueArns.set(q.name, attrs.Attributes?.QueueArn ?? '');
     };
-    for (const q of definition.queues) await createQueue(q);
+    for (const q of opts.queues) await createQueue(q);
 
-    // The development API key, with every scope; kept across restarts.
+    // DynamoDB's TTL and the bucket's lifecycle rule, which dynalite and s3rver lack (every minute).
+    const expiry = { state: new DynamoStateStore(dynamoClient, opts.table), files: new S3FileStore(s3Client, opts.bucket) };
+    const expire = () => deleteExpired(expiry).catch(() => {});
+    const expiryTimer = setInterval(expire, 60_000);
+    expiryTimer.unref();
+    void expire();
+    stoppers.push(async () => clearInterval(expiryTimer));
+    return { endpoints: { dynamodb, s3, sqs }, dynamodb: dynamoClient, sqs: sqsClient, s3rver, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
+  const root = path.resolve(opts.root ?? '.');
+  const stage = opts.stage ?? 'local';
+  const log = opts.log ?? (() => {});
+  const definition = readServiceDefinition(path.join(root, 'serverless.yml'));
+  const stoppers: Array<() => Promise<unknown>> = [];
+  let functionsPid = 0;
+  const stop = async (how: { abrupt?: boolean } = {}) => {
+    if (how.abrupt && functionsPid) {
+      try {
+        process.kill(-functionsPid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    for (const s of stoppers.reverse()) await s().catch(() => {});
+  };
+
+  try {
+    const client = { region: REGION, credentials: LOCAL_CREDENTIALS };
+    const table = `${definition.service}-${stage}-state`;
+    const bucket = `${definition.service}-${stage}-files`;
+    const localName = (logicalId: string) => definition.queues.find((q) => q.logicalId === logicalId)?.localName ?? logicalId;
+    const backends = await startBackends({
+      dataDir: opts.dataDir,
+      table,
+      bucket,
+      queues: definition.queues.map((q) => ({
+        name: q.localName,
+        visibilityTimeout: opts.visibilityTimeout ?? q.visibilityTimeout,
+        redrive: q.redrive && { deadLetterQueue: localName(q.redrive.deadLetterLogicalId), maxReceiveCount: q.redrive.maxReceiveCount },
+      })),
+      dynamoPort: opts.dynamoPort,
+      s3Port: opts.s3Port,
+      sqsPort: opts.sqsPort,
+    });
+    stoppers.push(() => backends.stop());
+    const { dynamodb, s3, sqs } = backends.endpoints;
+    const { dynamodb: dynamoClient, sqs: sqsClient, s3rver } = backends;
+
+    // The development API key, with every scope (the file API's and the Google OAuth scopes, so it
+    // works when Google authentication is enforced); kept across restarts, and given the scopes it
+    // lacks when it was made by an older version.
     const store = new DynamoStateStore(dynamoClient, table);
     const keys = new ApiKeys(store);
     let apiKey = await devKey(opts.dataDir, opts.apiKey);
-    if (!apiKey || !(await keys.verify(apiKey))) {
+    const existing = apiKey ? await keys.verify(apiKey) : undefined;
+    if (!existing || SCOPES.some((s) => !existing.scopes.includes(s))) {
       apiKey = (await keys.create({ scopes: [...SCOPES], name: 'development', secret: apiKey || undefined })).key;
     }
     await writeFile(path.join(opts.dataDir, 'dev-api-key'), apiKey + '\n', { mode: 0o600 });
@@ -230,8 +322,11 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       STATE_TABLE: table,
       FILES_BUCKET: bucket,
       ...Object.fromEntries(definition.queues.filter((q) => q.envVar).map((q) => [q.envVar!, q.localName])),
+      // serverless.yml deploys `enforced`; the local platform is open unless asked otherwise.
+      GOOGLE_AUTH_MODE: opts.googleAuthMode ?? 'open',
       ...opts.env,
     };
+    const googleAuthMode: GoogleAuthMode = env.GOOGLE_AUTH_MODE === 'enforced' ? 'enforced' : 'open';
     const buildDir = opts.buildDir ?? path.join('.esbuild', `platform-${httpPort}`);
     if (!opts.buildDir) stoppers.push(() => rm(path.join(root, buildDir), { recursive: true, force: true }));
     env.ESBUILD_WORK_FOLDER = buildDir;
@@ -296,8 +391,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         batchSize: m.batchSize,
         maximumBatchingWindowSeconds: m.maximumBatchingWindow,
         reportBatchItemFailures: m.reportBatchItemFailures,
-        // Lambda polls a queue with several pollers and scales out; a few concurrent batches locally.
-        concurrency: m.maximumConcurrency ?? Number(process.env.LOCAL_POLLERS ?? 4),
+        // Lambda polls a queue with several pollers and scales out up to the mapping's maximumConcurrency;
+        // locally a few concurrent batches (LOCAL_POLLERS), never more than that maximum.
+        concurrency: Math.min(m.maximumConcurrency ?? Infinity, Number(process.env.LOCAL_POLLERS ?? 4)),
       })),
     });
     stoppers.push(() => dispatcher.stop());
@@ -327,7 +423,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => rm(stateFile, { force: true }));
     log(`platform ready at ${baseUrl}`);
 
-    return { baseUrl, apiKey, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, stop };
+    return { baseUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, stop };
   } catch (err) {
     await stop();
     throw err;

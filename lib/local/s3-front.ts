@@ -10,7 +10,14 @@
  *   name of the uploaded file, as S3 does;
  * - it checks nothing of the POST policy. Here the policy is verified as S3 does (SigV4 or legacy V2
  *   signature, expiration, every condition, `content-length-range`, no unconditioned fields), with S3's
- *   XML errors and status codes.
+ *   XML errors and status codes;
+ * - it checks no SigV4 signature (it only looks the access key up), so anyone reaching the port could
+ *   read and write every object. Here every other request must be signed with the local credentials, in
+ *   its `Authorization` header or presigned in its query (lib/local/sigv4.ts); only CORS preflights
+ *   (`OPTIONS`) go through unsigned. An unsigned or tampered request is `403` in S3's XML format;
+ * - it maps buckets, keys, upload ids and part numbers straight onto file paths, so a `..` reaches any
+ *   file. Here such requests are refused with `400` (lib/local/s3-confine.ts), and a request whose Host
+ *   would make s3rver take the bucket from the host name goes on as path-style.
  *
  * The file part is never held in memory. It streams (with back-pressure) into a spool file and s3rver
  * gets the upload only once it is complete, within `content-length-range` and the request has ended: s3rver
@@ -35,6 +42,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { deleteListProblem, isDeleteObjects, isPathStyleHost, keyProblem, requestProblem, type S3Problem } from './s3-confine.js';
+import { redactText } from '../redact.js';
+import { signingKey, verifySigV4 } from './sigv4.js';
 
 export interface S3FrontOptions {
   /** s3rver's base URL, e.g. `http://127.0.0.1:4569`. */
@@ -64,6 +74,8 @@ const MAX_POST_OBJECT_SIZE = 5 * 1024 ** 3;
 const DEFAULT_MAX_PRE_DATA = 20 * 1024;
 /** Size cap of one part's header block. */
 const MAX_PART_HEADER_BYTES = 16 * 1024;
+/** Size cap of a multi-object delete's body (S3: at most 1000 keys of up to 1024 bytes). */
+const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 /** After an early error answer, how much more of the request is read (and discarded) before the connection is cut. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
@@ -108,6 +120,8 @@ export function s3ErrorXml(err: S3PostError, requestId: string): string {
     `<RequestId>${requestId}</RequestId><HostId>${createHash('sha256').update(requestId).digest('base64')}</HostId></Error>`
   );
 }
+
+const fromProblem = (p: S3Problem) => new S3PostError(p.status, p.code, p.message, p.extra);
 
 const malformedPost = () =>
   new S3PostError(400, 'MalformedPOSTRequest', 'The body of your POST request is not well-formed multipart/form-data.');
@@ -422,8 +436,7 @@ export function verifyPostPolicy(
     if (accessKeyId !== credentials.accessKeyId) {
       throw new S3PostError(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', { AWSAccessKeyId: accessKeyId });
     }
-    const signingKey = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, date), region), service), 'aws4_request');
-    if (!sameSecret(hmac(signingKey, policy).toString('hex'), v4Signature.toLowerCase())) {
+    if (!sameSecret(hmac(signingKey(credentials.secretAccessKey, date, region, service), policy).toString('hex'), v4Signature.toLowerCase())) {
       throw new S3PostError(
         403,
         'SignatureDoesNotMatch',
@@ -702,6 +715,13 @@ function rebuildForm(form: SpooledForm): { boundary: string; length: number; bod
     if (seen.has(name)) continue;
     seen.add(name);
     const value = isExemptField(name) ? f.value : f.value.split('${filename}').join(base);
+    const why = name === 'key' ? keyProblem(value) : undefined;
+    if (why) {
+      throw new S3PostError(400, 'InvalidArgument', `Object keys with ${why} are refused by this local S3 endpoint: its file-system backend would resolve them.`, {
+        ArgumentName: 'key',
+        ArgumentValue: value.slice(0, 1024),
+      });
+    }
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`, 'utf8'));
   }
   // busboy 0.3.1 treats a part as a file when it has a filename or is application/octet-stream.
@@ -724,8 +744,11 @@ function rebuildForm(form: SpooledForm): { boundary: string; length: number; bod
 // ---------------------------------------------------------------------------------------------------------
 // The server
 
-/** Request headers for s3rver: hop-by-hop ones (and those `Connection` names) and `Expect` removed. */
-function forwardHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+/**
+ * Request headers for s3rver: hop-by-hop ones (and those `Connection` names) and `Expect` removed, and a
+ * Host that s3rver would read a bucket from (anything but an address or localhost) replaced by its own.
+ */
+function forwardHeaders(headers: IncomingHttpHeaders, targetHost: string): OutgoingHttpHeaders {
   const listed = new Set(
     String(headers.connection ?? '')
       .split(',')
@@ -737,6 +760,7 @@ function forwardHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
     if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || name === 'expect') continue;
     out[name] = value;
   }
+  if (!isPathStyleHost(headers.host)) out.host = targetHost;
   return out;
 }
 
@@ -761,7 +785,8 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
   const target = new URL(opts.target);
   const targetPrefix = target.pathname.replace(/\/+$/, '');
   const host = opts.host ?? '127.0.0.1';
-  const log = opts.log ?? (() => {});
+  // Request targets carry presigned signatures: lines go through the one redaction rule.
+  const log = (line: string) => (opts.log ?? (() => {}))(redactText(line));
   const maxPreDataBytes = opts.maxPreDataBytes ?? DEFAULT_MAX_PRE_DATA;
   const ownSpool = !opts.spoolDir;
   const spoolDir = opts.spoolDir ?? (await mkdtemp(path.join(tmpdir(), 's3-front-')));
@@ -866,7 +891,7 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
         verify: (fields) => verifyPostPolicy(fields, bucket, opts.credentials),
       });
       const rebuilt = rebuildForm(form);
-      const headers = forwardHeaders(req.headers);
+      const headers = forwardHeaders(req.headers, target.host);
       delete headers['content-length'];
       headers['content-type'] = `multipart/form-data; boundary=${rebuilt.boundary}`;
       headers['content-length'] = String(rebuilt.length);
@@ -890,12 +915,16 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
     }
   };
 
-  const proxy = async (req: IncomingMessage, res: ServerResponse) => {
-    const headers = forwardHeaders(req.headers);
-    const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+  const proxy = async (req: IncomingMessage, res: ServerResponse, buffered?: Buffer) => {
+    const headers = forwardHeaders(req.headers, target.host);
+    const hasBody = buffered !== undefined || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     if (!hasBody && ['POST', 'PUT', 'PATCH'].includes(req.method ?? '')) headers['content-length'] = '0';
+    if (buffered !== undefined) {
+      delete headers['transfer-encoding'];
+      headers['content-length'] = String(buffered.length);
+    }
     try {
-      await upstream(req, res, headers, hasBody ? req : null);
+      await upstream(req, res, headers, buffered !== undefined ? Readable.from([buffered]) : hasBody ? req : null);
     } catch (err) {
       if (res.headersSent || req.destroyed) {
         res.destroy();
@@ -906,23 +935,60 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
     }
   };
 
-  const server = createServer((req, res) => {
-    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
-    const bucketOnly = /^\/([^/]+)\/?$/.exec(pathname);
-    const isForm = req.method === 'POST' && bucketOnly && multipartBoundary(req.headers['content-type']) !== undefined;
-    const bucketMatch = bucketOnly?.[1];
-    let work: Promise<void>;
-    if (isForm && bucketMatch) {
+  const lookupKey = (accessKeyId: string) =>
+    accessKeyId === opts.credentials.accessKeyId ? { secretAccessKey: opts.credentials.secretAccessKey } : undefined;
+
+  /** Answers an S3 error before the request body was read. */
+  const refuse = async (req: IncomingMessage, res: ServerResponse, problem: S3Problem) => {
+    drain(req);
+    await sendError(req, res, fromProblem(problem));
+  };
+
+  /** A multi-object delete: its (small) body is read first, so that the keys it names can be checked. */
+  const handleDelete = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_DELETE_BODY_BYTES) {
+        await sendError(req, res, new S3PostError(400, 'MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema.'));
+        req.socket.destroy();
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const body = Buffer.concat(chunks);
+    const problem = deleteListProblem(body.toString('utf8'));
+    if (problem) return sendError(req, res, fromProblem(problem));
+    await proxy(req, res, body);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const outside = requestProblem(url, req.headersDistinct);
+    if (outside) return refuse(req, res, outside);
+    // CORS preflights are anonymous, as on S3.
+    if (req.method === 'OPTIONS') return proxy(req, res);
+    const pathname = url.split('?')[0] ?? '/';
+    const bucketOnly = /^\/([^/]+)\/?$/.exec(pathname)?.[1];
+    if (req.method === 'POST' && bucketOnly && multipartBoundary(req.headers['content-type']) !== undefined) {
+      // A browser form: authorized by its signed policy.
       let bucket: string;
       try {
-        bucket = decodeURIComponent(bucketMatch);
+        bucket = decodeURIComponent(bucketOnly);
       } catch {
-        bucket = bucketMatch;
+        bucket = bucketOnly;
       }
-      work = handleForm(req, res, bucket);
-    } else {
-      work = proxy(req, res);
+      return handleForm(req, res, bucket);
     }
+    const unsigned = verifySigV4({ method: req.method ?? 'GET', url, headers: req.headersDistinct }, lookupKey);
+    if (unsigned) return refuse(req, res, unsigned);
+    if (isDeleteObjects(req.method, url)) return handleDelete(req, res);
+    return proxy(req, res);
+  };
+
+  const server = createServer((req, res) => {
+    const work = handle(req, res);
     work.catch((err: unknown) => {
       log(`s3-front: ${req.method} ${req.url}: ${(err as Error).message}`);
       res.destroy();

@@ -23,6 +23,12 @@ export interface AddressPolicy {
   allowHosts?: readonly string[];
 }
 
+/** The policy for requests made on a user's behalf, from the service's test switches (lib/config.ts). */
+export const userFetchPolicy = (c: { ALLOW_LOOPBACK_FETCH: boolean; FETCH_ALLOW_HOSTS: readonly string[] }): AddressPolicy => ({
+  allowLoopback: c.ALLOW_LOOPBACK_FETCH,
+  allowHosts: c.FETCH_ALLOW_HOSTS,
+});
+
 /** Why an address or host is refused. */
 export type BlockReason =
   | 'loopback'

@@ -2,16 +2,18 @@
 import { PassThrough } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { ZipArchive, TarArchive } from 'archiver';
+import { safeDir, safeFilename } from '../files/names.js';
 import { TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 const EXTENSIONS: Record<string, string> = { zip: 'zip', tar: 'tar', 'tar.gz': 'tar.gz', tgz: 'tgz' };
 const MIME: Record<string, string> = { zip: 'application/zip', tar: 'application/x-tar', 'tar.gz': 'application/gzip', tgz: 'application/gzip' };
 
-/** Names inside the archive: the file's sub-directory kept, duplicates numbered. */
+/** Names inside the archive: the file's sub-directory kept (both made safe again), duplicates numbered. */
 function entryNames(inputs: InputFile[]): string[] {
   const seen = new Map<string, number>();
   return inputs.map((f) => {
-    const base = f.dir ? `${f.dir}/${f.filename}` : f.filename;
+    const dir = safeDir(f.dir);
+    const base = dir ? `${dir}/${safeFilename(f.filename)}` : safeFilename(f.filename);
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     if (n === 0) return base;

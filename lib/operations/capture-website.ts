@@ -2,7 +2,7 @@
 import { capture } from '../engines/chrome/browser.js';
 import { mimeType, normalizeFormat } from '../engines/formats.js';
 import { engineOperation, type EngineCall, type EngineResult } from './engine-task.js';
-import { safeFilename } from './import-url.js';
+import { safeFilename } from '../files/names.js';
 
 /** The page's host name as the default file name (`example.com.pdf`). */
 function defaultName(url: string, ext: string): string {

@@ -13,10 +13,11 @@ import type { Config } from '../config.js';
 import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../engines/formats.js';
 import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../engines/limits.js';
 import { EngineChoiceError, engineRegistry, type EngineChoice, type EngineRegistry } from '../engines/registry.js';
-import { ToolError, withWorkDir } from '../engines/tool.js';
+import { confinement } from '../engines/confine.js';
+import { ToolError, withWorkDir, type ToolPlace } from '../engines/tool.js';
 import type { Logger } from '../log.js';
 import type { FileEntry } from '../tasks/model.js';
-import { safeFilename } from './import-url.js';
+import { safeFilename } from '../files/names.js';
 import { TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 /** An input file, downloaded into the call's folder. */
@@ -39,6 +40,8 @@ export interface EngineCall {
   extras: LocalFile[];
   /** The call's temporary folder. */
   dir: string;
+  /** Where its native tools run: in `dir`, confined to the task's work folder (which holds `dir` and the inputs). */
+  tool: ToolPlace;
   signal: AbortSignal;
   config: Config;
   log: Logger;
@@ -111,9 +114,9 @@ async function download(ctx: OperationContext, file: InputFile, dir: string, ind
 }
 
 /** The limits that apply before decoding: image pixels from the header, PDF pages. */
-async function checkLimits(file: LocalFile, ctx: OperationContext, dir: string): Promise<void> {
+async function checkLimits(file: LocalFile, ctx: OperationContext, place: ToolPlace): Promise<void> {
   if (isImageFormat(file.format)) await checkImagePixels(file.filename, file.path, ctx.config);
-  else if (file.format === 'pdf') await checkPdfPages(file.filename, file.path, ctx.config, { cwd: dir, signal: ctx.signal });
+  else if (file.format === 'pdf') await checkPdfPages(file.filename, file.path, ctx.config, place);
 }
 
 function choose(registry: EngineRegistry, op: EngineOperation, payload: Record<string, any>, inputFormat: string | null): EngineChoice {
@@ -130,12 +133,21 @@ function choose(registry: EngineRegistry, op: EngineOperation, payload: Record<s
   }
 }
 
-/** An engine's own failure, as the task reports it. */
-function asTaskFailure(err: unknown, engine: string): unknown {
+/**
+ * An engine's own failure, as the task reports it. Clients get a message without this machine's
+ * paths (a tool's error output names its temporary files); the details go to the log.
+ */
+function asTaskFailure(err: unknown, engine: string, workDir: string, log: Logger): unknown {
+  const tool = err instanceof ToolError ? err : err instanceof Error && err.cause instanceof ToolError ? err.cause : undefined;
+  if (tool) log.warn('engine tool failed', { engine, tool: tool.tool, exitCode: tool.exitCode, signal: tool.signal, stderr: tool.stderr });
   if (err instanceof TaskFailure) return err;
-  if (err instanceof ToolError) return new TaskFailure('CONVERSION_FAILED', `${engine}: ${err.message}`, false, { cause: err });
+  if (err instanceof ToolError) {
+    return new TaskFailure('CONVERSION_FAILED', err.tool === engine ? `${err.message}.` : `${engine}: ${err.message}.`, false, { cause: err });
+  }
   if (err instanceof Error && err.name !== 'AbortError') {
-    return new TaskFailure('CONVERSION_FAILED', `${engine}: ${err.message}`, false, { cause: err });
+    const revealing = err.message.includes(workDir) || err.message.includes(path.dirname(workDir));
+    if (revealing) log.warn('engine failed', { engine, error: err });
+    return new TaskFailure('CONVERSION_FAILED', revealing ? `${engine} failed.` : `${engine}: ${err.message}`, false, { cause: err });
   }
   return err;
 }
@@ -154,9 +166,10 @@ export function engineOperation(op: EngineOperation): Implementation {
     let credits = 0;
 
     await withWorkDir(ctx.config.ENGINE_TMP_DIR, async (dir) => {
+      const place: ToolPlace = { cwd: dir, workDir: dir, confinement: confinement(ctx.config), signal: ctx.signal };
       const localExtras: LocalFile[] = [];
       for (const [i, extra] of extras.entries()) localExtras.push(await download(ctx, extra, dir, 1000 + i));
-      for (const extra of localExtras) await checkLimits(extra, ctx, dir);
+      for (const extra of localExtras) await checkLimits(extra, ctx, place);
 
       const groups: InputFile[][] = op.mode === 'all' ? [files] : files.length ? files.map((f) => [f]) : [[]];
       let index = 0;
@@ -170,7 +183,7 @@ export function engineOperation(op: EngineOperation): Implementation {
         if (other) {
           throw new TaskFailure('UNSUPPORTED_FORMAT', `${op.operation} cannot combine these inputs in one engine (${choice.engine} and ${other.engine}).`);
         }
-        for (const input of inputs) await checkLimits(input, ctx, dir);
+        for (const input of inputs) await checkLimits(input, ctx, place);
         const handler = op.handlers[choice.engine];
         if (!handler) throw new TaskFailure('ENGINE_UNAVAILABLE', `${op.operation} has no implementation for the engine ${choice.engine}.`);
 
@@ -184,6 +197,7 @@ export function engineOperation(op: EngineOperation): Implementation {
           inputs,
           extras: localExtras,
           dir: callDir,
+          tool: { ...place, cwd: callDir },
           signal: ctx.signal,
           config: ctx.config,
           log: ctx.log,
@@ -197,7 +211,7 @@ export function engineOperation(op: EngineOperation): Implementation {
         } catch (err) {
           // A cancelled or timed-out call fails for that reason, whatever the engine said on the way out.
           ctx.signal.throwIfAborted();
-          throw asTaskFailure(err, choice.engine);
+          throw asTaskFailure(err, choice.engine, dir, ctx.log);
         }
         ctx.signal.throwIfAborted();
         for (const file of result.files) {

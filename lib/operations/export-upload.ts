@@ -8,7 +8,7 @@ import { FetchFailedError, guardedFetch } from '../net/guarded-fetch.js';
 import { contentTypeOf } from '../storage/mime.js';
 import { transientStatus } from '../storage/port.js';
 import type { FileEntry } from '../tasks/model.js';
-import { hideSecrets, secretValues } from '../tasks/secrets.js';
+import { redactText, secretValues } from '../redact.js';
 import { STEP_MAX_ATTEMPTS } from './storage-transfer.js';
 import { TaskFailure, type Implementation } from './types.js';
 
@@ -54,7 +54,7 @@ export const exportUpload: Implementation = async (ctx) => {
     } catch (err) {
       source.body.destroy();
       if (err instanceof FetchFailedError) {
-        throw new TaskFailure('UPLOAD_FAILED', hideSecrets(err.message, secrets), err.retryable && !final, { cause: err });
+        throw new TaskFailure('UPLOAD_FAILED', redactText(err.message, secrets), err.retryable && !final, { cause: err });
       }
       throw err;
     }
@@ -64,7 +64,7 @@ export const exportUpload: Implementation = async (ctx) => {
       const code = /<Code>([A-Za-z]{1,64})<\/Code>/.exec(answer)?.[1] ?? /"code"\s*:\s*"([A-Za-z_]{1,64})"/.exec(answer)?.[1];
       throw new TaskFailure(
         'UPLOAD_FAILED',
-        hideSecrets(`The upload URL answered HTTP ${response.status} ${response.statusText}`.trim() + (code ? ` (${code}).` : '.'), secrets),
+        redactText(`The upload URL answered HTTP ${response.status} ${response.statusText}`.trim() + (code ? ` (${code}).` : '.'), secrets),
         transientStatus(response.status) && !final,
       );
     }

@@ -2,6 +2,7 @@
  * `import/url`: downloads a URL through the guarded client (no private, loopback, link-local or
  * metadata addresses on any hop) and streams it into storage.
  */
+import { safeFilename } from '../files/names.js';
 import { FetchFailedError, guardedFetch } from '../net/guarded-fetch.js';
 import { TaskFailure, type Implementation } from './types.js';
 
@@ -31,14 +32,6 @@ export function filenameFromUrl(url: string): string | undefined {
   }
 }
 
-/** Keeps a name usable as a file name: no directories, no control characters. */
-export const safeFilename = (name: string) =>
-  [...name.replace(/^.*[/\\]/, '')]
-    .filter((c) => c.charCodeAt(0) >= 0x20)
-    .join('')
-    .trim()
-    .slice(0, 255) || 'file';
-
 export const importUrl: Implementation = async (ctx) => {
   const url = String(ctx.payload.url);
   const policy = { allowLoopback: ctx.config.ALLOW_LOOPBACK_FETCH, allowHosts: ctx.config.FETCH_ALLOW_HOSTS };
@@ -57,12 +50,13 @@ export const importUrl: Implementation = async (ctx) => {
       response.status >= 500 || response.status === 429 || response.status === 408,
     );
   }
-  const filename = safeFilename(
-    (ctx.payload.filename as string | undefined) ??
-      filenameFromDisposition(response.headers.get('content-disposition')) ??
-      filenameFromUrl(response.url) ??
-      'file',
-  );
+  // The first source that leaves a usable name once made safe (a Content-Disposition of `..` leaves none).
+  const candidates = [
+    ctx.payload.filename as string | undefined,
+    filenameFromDisposition(response.headers.get('content-disposition')),
+    filenameFromUrl(response.url),
+  ];
+  const filename = candidates.map((c) => (c === undefined ? '' : safeFilename(c, ''))).find(Boolean) ?? safeFilename('');
   const length = Number(response.headers.get('content-length'));
   try {
     const file = await ctx.save(filename, response.body, {

@@ -6,6 +6,7 @@
  * schema is refined with the engine registry (engine, version and format pair must be servable here).
  */
 import * as z from 'zod';
+import { METADATA_DESCRIPTION, tagProblem, valueProblem } from '../engines/metadata-tags.js';
 import { defaultRequest, withEngineCheck, type RequestOf } from '../engines/validation.js';
 import type { OperationSpec } from './catalog.js';
 import { common, filename, headers } from './fields.js';
@@ -18,8 +19,11 @@ const opt = <T extends z.ZodType>(schema: T, defaultValue: unknown = null, descr
 
 const format = z.string().trim().min(1).max(16).regex(/^[A-Za-z0-9.]+$/, 'must be a file format such as pdf or jpg');
 const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})$/, 'must be a colour in #rrggbb form');
-/** Page ranges as `1-3,5,7-` (1-based). */
-export const PAGE_RANGES = /^\s*\d+\s*(?:-\s*\d*\s*)?(?:,\s*\d+\s*(?:-\s*\d*\s*)?)*$/;
+/**
+ * Page ranges as `1-3,5,7-` (1-based). Written so that no two quantifiers can share a run of text
+ * (`-\s*(?:\d+\s*)?`, not `-\s*\d*\s*`): matching stays linear in the length of the request text.
+ */
+export const PAGE_RANGES = /^\s*\d+\s*(?:-\s*(?:\d+\s*)?)?(?:,\s*\d+\s*(?:-\s*(?:\d+\s*)?)?)*$/;
 const pages = z.string().regex(PAGE_RANGES, 'must be page numbers and ranges such as 1-3,5');
 const dimension = z.number().int().min(1).max(20_000);
 const fit = z.enum(['max', 'crop', 'scale']);
@@ -71,6 +75,29 @@ const watermarkRequest: RequestOf = (args) => {
 };
 
 const sameFormat: RequestOf = (args) => ({ ...defaultRequest()(args), outputFormat: undefined });
+
+/**
+ * metadata/write's tags: names from the allowlist of real metadata tags and groups (exiftool's
+ * file-system pseudo-tags are refused), values one line of text or a number. Each problem is keyed by
+ * the tag (`metadata.<tag>`) and names it.
+ */
+const metadataTags = z
+  .record(z.string(), z.unknown())
+  .superRefine((tags, ctx) => {
+    const names = Object.keys(tags);
+    if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'must hold at least one field' });
+    if (names.length > MAX_TAGS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_TAGS} tags can be written at once` });
+    for (const name of names.slice(0, MAX_TAGS + 1)) {
+      const value = tags[name];
+      const problem =
+        tagProblem(name) ??
+        (typeof value === 'string' || typeof value === 'number' ? valueProblem(name, value) : `the value of ${name} must be text or a number.`);
+      if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+    }
+  })
+  .transform((tags) => tags as Record<string, string | number>)
+  .meta({ default: null, description: METADATA_DESCRIPTION });
+const MAX_TAGS = 100;
 
 const spec = (s: OperationSpec) => s;
 
@@ -219,10 +246,7 @@ export const PROCESSING_OPERATIONS: readonly OperationSpec[] = [
         ...common,
         input_format: format.optional(),
         filename: filename.optional(),
-        metadata: z
-          .record(z.string().regex(/^[A-Za-z][\w:-]{0,127}$/, 'metadata keys are tag names such as Title or XMP:Creator'), z.union([z.string().max(10_000), z.number()]))
-          .refine((m) => Object.keys(m).length > 0, 'must hold at least one field')
-          .meta({ default: null, description: 'tag name → value' }),
+        metadata: metadataTags,
       }),
       sameFormat,
     ),

@@ -9,8 +9,8 @@ import type { Readable } from 'node:stream';
 import type { UserStorage } from '../storage/port.js';
 import { contentTypeOf } from '../storage/mime.js';
 import type { FileEntry } from '../tasks/model.js';
-import { hideSecrets, secretValues } from '../tasks/secrets.js';
-import { safeFilename } from './import-url.js';
+import { redactText, secretValues } from '../redact.js';
+import { safeDir, safeFilename } from '../files/names.js';
 import { TaskFailure, type OperationContext, type OperationOutcome } from './types.js';
 
 /**
@@ -35,8 +35,11 @@ export function formatName(template: string, index: number): string {
   });
 }
 
-/** A file's path below the export root: its sub-directory (archive extractions) and name. */
-const relativePath = (file: Pick<FileEntry, 'filename' | 'dir'>) => (file.dir ? `${file.dir.replace(/^\/+|\/+$/g, '')}/` : '') + file.filename;
+/** A file's path below the export root: its sub-directory (prefix imports) and name, made safe again. */
+const relativePath = (file: Pick<FileEntry, 'filename' | 'dir'>) => {
+  const dir = safeDir(file.dir);
+  return (dir ? `${dir}/` : '') + safeFilename(file.filename);
+};
 
 /**
  * The object name of each input file: `name` (numbered through its placeholder when there are several
@@ -55,12 +58,16 @@ export function exportNames(files: Array<Pick<FileEntry, 'filename' | 'dir'>>, o
   return files.map((f) => `${opts.prefix ?? ''}${relativePath(f)}`);
 }
 
-/** The file an object becomes: its base name, and below a prefix its sub-directory as `dir`. */
+/**
+ * The file an object becomes: its base name, and below a prefix its sub-directory as `dir`; both made
+ * safe (an object named `p/../q` under `p/` becomes `q`, never a file above the task's folder).
+ */
 export function importEntry(objectName: string, prefix?: string): { filename: string; dir?: string } {
   const relative = prefix !== undefined && objectName.startsWith(prefix) ? objectName.slice(prefix.length) : posix.basename(objectName);
-  const parts = relative.split('/').filter(Boolean);
-  const filename = safeFilename(parts.pop() ?? posix.basename(objectName));
-  return parts.length && prefix !== undefined ? { filename, dir: parts.join('/') } : { filename };
+  const slash = Math.max(relative.lastIndexOf('/'), relative.lastIndexOf('\\'));
+  const filename = safeFilename(relative.slice(slash + 1), '') || safeFilename(relative);
+  const dir = prefix !== undefined && slash >= 0 ? safeDir(relative.slice(0, slash)) : undefined;
+  return dir ? { filename, dir } : { filename };
 }
 
 /** A storage error as the task's error: the service, its code and status, its message; no secrets. */
@@ -69,7 +76,7 @@ export function storageFailure(ctx: OperationContext, storage: Pick<UserStorage,
   const info = storage.describe(err);
   const final = (ctx.task.attempt ?? 1) >= STEP_MAX_ATTEMPTS;
   const detail = [info.code, info.status !== undefined ? `HTTP ${info.status}` : undefined].filter(Boolean).join(', ');
-  const message = hideSecrets(`${storage.service}${detail ? ` (${detail})` : ''}: ${info.message}`, secretValues(ctx.payload));
+  const message = redactText(`${storage.service}${detail ? ` (${detail})` : ''}: ${info.message}`, secretValues(ctx.payload));
   return new TaskFailure(code, message, info.transient && !final);
 }
 

@@ -1,6 +1,7 @@
 /** What an operation's implementation gets and gives. */
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.js';
+import { isSafeDir, isSafeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { FileEntry, TaskRecord, TaskResult } from '../tasks/model.js';
@@ -53,8 +54,26 @@ export class TaskFailure extends Error {
   }
 }
 
-/** Where a task's output files live: derived from the task id, so a retried run overwrites its own. */
-export const outputKey = (taskId: string, filename: string, dir?: string) =>
-  `tasks/${taskId}/${dir ? `${dir.replace(/^\/+|\/+$/g, '')}/` : ''}${filename}`;
-
 export const taskPrefix = (taskId: string) => `tasks/${taskId}/`;
+
+/** Where an import/upload form stores its file until the task takes it (`${filename}`: the uploaded file's name). */
+export const uploadPrefix = (taskId: string) => `uploads/${taskId}/`;
+export const uploadKey = (taskId: string) => `${uploadPrefix(taskId)}\${filename}`;
+
+/** The task an object under the upload prefix was uploaded for, and what follows the task's prefix (the client's, unsafe). */
+export function uploadTaskOf(key: string): { taskId: string; uploaded: string } | undefined {
+  const match = /^uploads\/([0-9a-f-]{36})\/(.*)$/s.exec(key);
+  return match ? { taskId: match[1]!, uploaded: match[2]! } : undefined;
+}
+
+/**
+ * Where a task's output files live: derived from the task id, so a retried run overwrites its own.
+ * The name and folder must already be safe (lib/files/names.ts): a key that could leave the task's
+ * prefix is a bug, refused with an internal error rather than written.
+ */
+export function outputKey(taskId: string, filename: string, dir?: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(taskId) || !isSafeFilename(filename) || (dir !== undefined && !isSafeDir(dir))) {
+    throw new TaskFailure('INTERNAL_ERROR', 'An output file name was not normalized; nothing was written.');
+  }
+  return `${taskPrefix(taskId)}${dir ? `${dir}/` : ''}${filename}`;
+}

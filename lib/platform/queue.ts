@@ -1,12 +1,11 @@
 /** The queue singleton (SQS), kept apart from the other clients so only functions that send bundle it. */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.js';
-import type { Queue } from '../queue/port.js';
 import { SqsQueue } from '../queue/sqs.js';
 
-let queue: Queue | undefined;
+let queue: SqsQueue | undefined;
 
-export function queueClient(): Queue {
+export function queueClient(): SqsQueue {
   if (!queue) {
     const c = config();
     const sqs = new SQSClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_SQS });

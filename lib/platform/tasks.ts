@@ -1,11 +1,13 @@
 /** The job and task services of one function instance, wired to the platform's adapters. */
 import { config } from '../config.js';
+import { TaskLinks } from '../tasks/links.js';
 import { Scheduler } from '../tasks/scheduler.js';
 import { TaskService } from '../tasks/service.js';
 import { TaskStore } from '../tasks/store.js';
 import { WebhookNotifier } from '../webhooks/events.js';
 import { webhookStore } from '../webhooks/platform.js';
 import { stateStore } from './clients.js';
+import { downloadUrls } from './download-urls.js';
 import { fileStore } from './files.js';
 import { rootLogger } from './logger.js';
 import { queueClient } from './queue.js';
@@ -14,8 +16,18 @@ let store: TaskStore | undefined;
 let scheduler: Scheduler | undefined;
 let service: TaskService | undefined;
 let notifier: WebhookNotifier | undefined;
+let links: TaskLinks | undefined;
 
 export const taskStore = () => (store ??= new TaskStore(stateStore()));
+
+/** Export URLs and upload forms, signed when a task is shown. */
+export const taskLinks = () =>
+  (links ??= new TaskLinks({
+    signer: downloadUrls,
+    files: fileStore(),
+    maxUploadBytes: config().MAX_UPLOAD_BYTES,
+    uploadFormSeconds: config().UPLOAD_FORM_SECONDS,
+  }));
 
 /** Job and task events to the webhooks queue. */
 export const webhookNotifier = () =>
@@ -23,8 +35,10 @@ export const webhookNotifier = () =>
     webhooks: webhookStore(),
     tasks: taskStore(),
     queue: queueClient(),
+    links: taskLinks(),
     log: rootLogger().child({ component: 'webhooks' }),
     publicBaseUrl: config().PUBLIC_BASE_URL,
+    files: fileStore(),
   }));
 
 export const taskScheduler = () =>
@@ -42,7 +56,7 @@ export const taskService = () =>
     scheduler: taskScheduler(),
     files: fileStore(),
     log: rootLogger().child({ component: 'tasks' }),
-    maxUploadBytes: config().MAX_UPLOAD_BYTES,
+    maxTaskSeconds: config().TASK_MAX_SECONDS,
     onJobCreated: (job, tasks) => webhookNotifier().jobCreated(job, tasks),
     onTaskCreated: (task) => webhookNotifier().taskCreated(task),
   }));

@@ -4,7 +4,7 @@
  * those are delivered again. A malformed message can never succeed: it is reported to `onPoison`
  * and acknowledged instead of going round until the dead-letter queue.
  */
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type * as z from 'zod';
 import type { Logger } from '../log.js';
 
@@ -12,6 +12,8 @@ export interface MessageContext {
   record: SQSRecord;
   /** 1 on first delivery. */
   receiveCount: number;
+  /** When the invocation ends (epoch ms), from Lambda's context; undefined without one. */
+  deadlineMs?: number;
   log: Logger;
 }
 
@@ -20,10 +22,21 @@ export interface ConsumerOptions<S extends z.ZodType> {
   log: () => Logger;
   handle: (message: z.output<S>, ctx: MessageContext) => Promise<void>;
   onPoison?: (record: SQSRecord, problem: string) => Promise<void>;
+  retry?: RetryPolicy;
 }
 
+export interface RetryPolicy {
+  /** Seconds before the next delivery, by the receive count of the delivery that failed (1 = first). */
+  delaySeconds(receiveCount: number): number;
+  /** Changes the message's visibility timeout (SQS ChangeMessageVisibility). */
+  postpone(record: SQSRecord, seconds: number): Promise<void>;
+}
+
+/** 10 s after the first failure, then three times longer each time, at most 15 minutes. */
+export const backoff = (receiveCount: number) => Math.min(900, 10 * 3 ** Math.max(0, receiveCount - 1));
+
 export function sqsConsumer<S extends z.ZodType>(opts: ConsumerOptions<S>) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> => {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records ?? []) {
       const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
@@ -40,9 +53,15 @@ export function sqsConsumer<S extends z.ZodType>(opts: ConsumerOptions<S>) {
         continue;
       }
       try {
-        await opts.handle(parsed.data, { record, receiveCount, log });
+        const deadlineMs = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() : undefined;
+        await opts.handle(parsed.data, { record, receiveCount, log, deadlineMs });
       } catch (err) {
-        log.warn('message failed, will be delivered again', { error: err });
+        const delaySeconds = opts.retry?.delaySeconds(receiveCount);
+        log.warn('message failed, will be delivered again', { error: err, delaySeconds });
+        if (opts.retry && delaySeconds !== undefined) {
+          // Without it the message still comes back, only later (after the visibility timeout).
+          await opts.retry.postpone(record, delaySeconds).catch((e: unknown) => log.warn('could not put off the next delivery', { error: e }));
+        }
         failures.push({ itemIdentifier: record.messageId });
       }
     }

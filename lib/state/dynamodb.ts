@@ -186,9 +186,10 @@ export class DynamoStateStore implements StateStore {
 
   async query<T extends Item>(pk: string, opts: QueryOptions = {}): Promise<Page<T>> {
     const x = new Expression();
-    const [pkName, skName] = opts.index === 'gsi1' ? ['gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
+    const [pkName, skName] = opts.index ? [`${opts.index}pk`, `${opts.index}sk`] : ['pk', 'sk'];
     let KeyConditionExpression = `${x.name(pkName)} = ${x.value(pk)}`;
     if (opts.beginsWith) KeyConditionExpression += ` AND begins_with(${x.name(skName)}, ${x.value(opts.beginsWith)})`;
+    else if (opts.below !== undefined) KeyConditionExpression += ` AND ${x.name(skName)} < ${x.value(opts.below)}`;
     const now = Math.floor(Date.now() / 1000);
     // Expired items are filtered out here because the backend may not have deleted them yet.
     const FilterExpression = `attribute_not_exists(${x.name('expiresAt')}) OR ${x.name('expiresAt')} > ${x.value(now)}`;

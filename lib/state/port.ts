@@ -1,6 +1,6 @@
 /**
  * The state port: a small key-value store with conditional writes, modelled on one DynamoDB table
- * (partition key `pk`, sort key `sk`, one secondary index `gsi1pk`/`gsi1sk`).
+ * (partition key `pk`, sort key `sk`, secondary indexes `gsi1pk`/`gsi1sk` and `gsi2pk`/`gsi2sk`).
  *
  * Every domain record (API keys, jobs, tasks, messages, collectors, operations…) is an item here.
  * Items that carry `expiresAt` (epoch seconds) are treated as gone once that time has passed, whether
@@ -41,10 +41,12 @@ export interface Update {
 }
 
 export interface QueryOptions {
-  /** Query the secondary index: `pk` is then a `gsi1pk` value and the range is on `gsi1sk`. */
-  index?: 'gsi1';
+  /** Query a secondary index: `pk` is then a `gsi1pk` (`gsi2pk`) value and the range is on `gsi1sk` (`gsi2sk`). */
+  index?: 'gsi1' | 'gsi2';
   /** Only sort keys that start with this prefix. */
   beginsWith?: string;
+  /** Only sort keys below this one. */
+  below?: string;
   /** Newest (largest sort key) first. */
   descending?: boolean;
   limit?: number;
@@ -78,8 +80,8 @@ export interface StateStore {
   delete<T extends Item = Item>(key: ItemKey, opts?: { condition?: Condition }): Promise<T | undefined>;
   query<T extends Item = Item>(pk: string, opts?: QueryOptions): Promise<Page<T>>;
   /**
-   * Every item matching `filter`, page by page, expired ones included: for sweepers (the local
-   * backend has no TTL), never for request paths.
+   * Every item matching `filter`, page by page, expired ones included: for the local platform's
+   * stand-in for TTL (lib/local/expiry.ts), never in the cloud.
    */
   scan<T extends Item = Item>(opts: { filter: Condition; cursor?: string; limit?: number }): Promise<Page<T>>;
   /**
@@ -95,3 +97,22 @@ export const epochSeconds = (date: Date | number = Date.now()): number =>
 
 export const isExpired = (item: { expiresAt?: unknown }, now = Date.now()): boolean =>
   typeof item.expiresAt === 'number' && item.expiresAt <= epochSeconds(now);
+
+/**
+ * The item at `key`, made by `make` when there is none yet: the first writer wins (a conditional put)
+ * and every concurrent caller gets the winner's item. For values made once and shared, such as secrets.
+ */
+export async function getOrCreate<T extends Item>(state: StateStore, key: ItemKey, make: () => T): Promise<T> {
+  const existing = await state.get<T>(key, { consistent: true });
+  if (existing) return existing;
+  const made = { ...make(), ...key };
+  try {
+    await state.put(made, { condition: { exists: false } });
+    return made;
+  } catch (err) {
+    if (!(err instanceof ConditionFailedError)) throw err;
+    const winner = await state.get<T>(key, { consistent: true });
+    if (!winner) throw err;
+    return winner;
+  }
+}

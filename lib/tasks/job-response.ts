@@ -1,7 +1,8 @@
 /** A job answer shared by the get, wait and synchronous-create endpoints. */
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import { json } from '../http/types.js';
-import { taskStore } from '../platform/tasks.js';
+import { taskLinks, taskStore } from '../platform/tasks.js';
+import { servesDownloads } from './links.js';
 import type { JobRecord } from './model.js';
 import { jobView, parseInclude } from './views.js';
 
@@ -22,9 +23,11 @@ export async function jobResponse(
   opts: { redirect: boolean; status?: number },
 ): Promise<HttpResponse> {
   const tasks = await taskStore().getTasks(job.taskIds);
+  const links = await taskLinks().for(tasks, req.baseUrl);
   if (opts.redirect && job.status === 'finished') {
-    const url = tasks.find((t) => t.operation === 'export/url' && t.status === 'finished')?.result?.files?.[0]?.url;
+    const exported = tasks.find(servesDownloads);
+    const url = exported && links.fileUrl(exported, 0);
     if (url) return { status: 302, headers: { location: url } };
   }
-  return json(opts.status ?? 200, { data: jobView(job, tasks, { baseUrl: req.baseUrl, include: parseInclude(req.query.include) }) });
+  return json(opts.status ?? 200, { data: jobView(job, tasks, { baseUrl: req.baseUrl, include: parseInclude(req.query.include), links }) });
 }

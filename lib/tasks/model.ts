@@ -80,6 +80,16 @@ export const jobKey = (id: string) => ({ pk: `job#${id}`, sk: 'job' });
 export const userTasksIndex = (userId: number) => `tasks#${userId}`;
 export const userJobsIndex = (userId: number) => `jobs#${userId}`;
 
+/**
+ * The sparse index of tasks under way (gsi2): a task is in it from being queued until it ends, under
+ * one of 16 shards (the first hex digit of its id, so no index partition takes every write), sorted
+ * by when the sweeper should look at it (the end of its lease, or when it was queued).
+ */
+export const ACTIVE_SHARDS = [...'0123456789abcdef'].map((c) => `active#${c}`);
+export const activeShard = (taskId: string) => `active#${taskId[0]}`;
+/** A sortable form of epoch seconds for gsi2sk. */
+export const watchAt = (epochSeconds: number) => String(Math.max(0, Math.floor(epochSeconds))).padStart(12, '0');
+
 export const isEnded = (status: TaskStatus) => status === 'finished' || status === 'error';
 
 export const dependantsOf = (task: TaskRecord): string[] => [...(task.dependants ?? [])];

@@ -6,9 +6,19 @@
  */
 import * as z from 'zod';
 import { ApiError } from '../errors.js';
+import { checkUrl, FetchFailedError, type AddressPolicy } from '../net/address-policy.js';
 import { operationSpec, type OperationSpec } from '../operations/catalog.js';
 
 export const TASK_NAME = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Bounds that keep every record within what the state store holds (DynamoDB items are at most 400 KB):
+ * a job names at most this many tasks, and a task's arguments take at most this many bytes as JSON
+ * (the content of import/raw and import/base64 is stored as a file, so it does not count).
+ */
+export const MAX_TASKS_PER_JOB = 200;
+export const MAX_ARGUMENT_BYTES = 64 * 1024;
+const STAGED_CONTENT = new Set(['import/raw', 'import/base64']);
 
 export interface PlannedTask {
   name: string;
@@ -56,6 +66,12 @@ export function validateTask(
     return undefined;
   }
   const payload: Record<string, unknown> = { ...(parsed.data as Record<string, unknown>), operation };
+  const { file: staged, ...rest } = payload;
+  const size = Buffer.byteLength(JSON.stringify(STAGED_CONTENT.has(operation) ? rest : { ...rest, file: staged }));
+  if (size > MAX_ARGUMENT_BYTES) {
+    add(errors, prefix || 'body', `The task's arguments take ${size} bytes; at most ${MAX_ARGUMENT_BYTES} are allowed (send files with import/upload, import/url or import/base64).`);
+    return undefined;
+  }
   const inputs = (payload.input as string[] | undefined) ?? [];
   if (spec.inputs === 'required' && inputs.length === 0) add(errors, field('input'), 'The input field is required.');
   if (spec.inputs === 'none' && inputs.length > 0) add(errors, field('input'), `The operation ${operation} takes no input.`);
@@ -67,15 +83,33 @@ const jobBody = z.object({
   webhook_url: z.string().url().refine((u) => /^https?:/i.test(u), 'must be an http or https URL').nullish(),
 });
 
-export function planJob(body: unknown): JobPlan {
+/**
+ * `urlPolicy` is the address policy a job's `webhook_url` must pass when the job is created (scheme
+ * http/https, no loopback, private, link-local or metadata address literal, no `localhost` or metadata
+ * name); the default is the strictest. Names are not resolved here: the delivery's guarded client
+ * checks every address it dials.
+ */
+export function planJob(body: unknown, urlPolicy: AddressPolicy = {}): JobPlan {
   const errors: Errors = {};
   const obj = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const meta = jobBody.safeParse(obj);
   if (!meta.success) for (const i of meta.error.issues) add(errors, i.path.map(String).join('.'), i.message);
+  else if (meta.data.webhook_url) {
+    try {
+      checkUrl(meta.data.webhook_url, urlPolicy);
+    } catch (err) {
+      if (!(err instanceof FetchFailedError)) throw err;
+      add(errors, 'webhook_url', err.message);
+    }
+  }
 
   const rawTasks = obj.tasks;
   if (!rawTasks || typeof rawTasks !== 'object' || Array.isArray(rawTasks) || Object.keys(rawTasks).length === 0) {
     add(errors, 'tasks', 'The tasks field is required and must name at least one task.');
+    throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', { fields: errors });
+  }
+  if (Object.keys(rawTasks).length > MAX_TASKS_PER_JOB) {
+    add(errors, 'tasks', `A job holds at most ${MAX_TASKS_PER_JOB} tasks; this one names ${Object.keys(rawTasks).length}.`);
     throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', { fields: errors });
   }
 

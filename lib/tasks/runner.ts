@@ -10,8 +10,10 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Config } from '../config.js';
+import { numberedName, safeDir, safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
+import { redactError, redactText, secretValues } from '../redact.js';
 import { TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
 import { isEnded, type FileEntry, type TaskRecord } from './model.js';
 import type { Scheduler } from './scheduler.js';
@@ -27,7 +29,21 @@ export interface RunnerDeps {
   /** Sends the task's message again after a delay (seconds, at most 900). */
   requeue: (task: TaskRecord, delaySeconds: number) => Promise<void>;
   leaseSeconds?: number;
+  /**
+   * When the invocation running the task ends (epoch ms). The run stops with TIMEOUT a little before,
+   * so the task ends once, with a clear error, instead of being killed with its function and run again.
+   */
+  deadlineMs?: number;
 }
+
+/** Time kept at the end of an invocation to record a task's timeout. */
+const DEADLINE_MARGIN_MS = 10_000;
+
+/**
+ * The most a task's result (its file list, metadata) may take as JSON: with the arguments (at most
+ * 64 KiB) and the rest of the record it stays well inside DynamoDB's 400 KB item limit.
+ */
+export const MAX_RESULT_BYTES = 256 * 1024;
 
 /** Counts and hashes bytes as they pass. */
 function meter() {
@@ -46,10 +62,7 @@ function meter() {
 /** Output names are unique within a task: a repeated name gets a number. */
 function uniqueName(used: Set<string>, filename: string, dir?: string): string {
   let name = filename;
-  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) {
-    const dot = filename.lastIndexOf('.');
-    name = dot > 0 ? `${filename.slice(0, dot)}-${n}${filename.slice(dot)}` : `${filename}-${n}`;
-  }
+  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) name = numberedName(filename, n);
   used.add(`${dir ?? ''}/${name}`);
   return name;
 }
@@ -59,7 +72,9 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   const leaseSeconds = deps.leaseSeconds ?? deps.config.STEP_LEASE_SECONDS;
   const task = await store.getTask(taskId);
   if (!task) return;
-  const log = baseLog.child({ taskId, jobId: task.jobId, operation: task.operation });
+  // The task's own secrets are hidden in every line logged for it and in every message it ends with.
+  const secrets = secretValues(task.payload);
+  const log = baseLog.child({ taskId, jobId: task.jobId, operation: task.operation }, { secrets });
   if (isEnded(task.status)) {
     // Delivered again after the task ended: the run that ended it may have died before scheduling
     // what follows. Doing that again is harmless (every step is conditional) and closes the gap.
@@ -86,12 +101,17 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
 
   const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
   const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();
+  const invocationMs = deps.deadlineMs === undefined ? Infinity : deps.deadlineMs - DEADLINE_MARGIN_MS - Date.now();
   const controller = new AbortController();
   let stopReason: 'timeout' | 'lost' | undefined;
   const timer = setTimeout(() => {
     stopReason = 'timeout';
-    controller.abort(new TaskFailure('TIMEOUT', `The task timed out after ${claimed.timeoutSeconds} seconds.`));
-  }, Math.max(0, remainingMs));
+    const message =
+      remainingMs <= invocationMs
+        ? `The task timed out after ${claimed.timeoutSeconds} seconds.`
+        : `The task timed out: it did not finish within the ${Math.round((Date.now() - startedMs) / 1000)} seconds its step could run.`;
+    controller.abort(new TaskFailure('TIMEOUT', message));
+  }, Math.max(0, Math.min(remainingMs, invocationMs)));
   const heartbeat = setInterval(() => {
     store
       .heartbeat(claimed.id, attempt, leaseSeconds)
@@ -119,21 +139,28 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       signal: controller.signal,
       open: async (file) => (await deps.files.get(file.key)).body,
       async save(filename, body, opts = {}) {
-        const name = uniqueName(used, filename, opts.dir);
-        const key = outputKey(claimed.id, name, opts.dir);
+        // Names and folders may come from input: made safe here, once, for every operation.
+        const dir = safeDir(opts.dir);
+        const name = uniqueName(used, safeFilename(filename), dir);
+        const key = outputKey(claimed.id, name, dir);
         if (typeof body === 'string' || Buffer.isBuffer(body)) {
           const bytes = typeof body === 'string' ? Buffer.from(body) : body;
           await deps.files.put(key, bytes, { contentType: opts.contentType });
           const md5 = createHash('md5').update(bytes).digest('hex');
-          return { filename: name, size: bytes.length, md5, ...(opts.dir ? { dir: opts.dir } : {}) } satisfies FileEntry;
+          return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
         const m = meter();
         (body as Readable).on('error', (err) => m.stream.destroy(err));
         await deps.files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
-        return { filename: name, ...m.result(), ...(opts.dir ? { dir: opts.dir } : {}) } satisfies FileEntry;
+        return { filename: name, ...m.result(), ...(dir ? { dir } : {}) } satisfies FileEntry;
       },
     };
     const outcome = await log.time('task run', () => abortable(implementation(ctx), controller.signal));
+    const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result));
+    if (resultBytes > MAX_RESULT_BYTES) {
+      const count = outcome.result.files?.length ?? 0;
+      throw new TaskFailure('TOO_MANY_FILES', `The task made ${count} files; their list takes ${resultBytes} bytes, more than one task can hold (${MAX_RESULT_BYTES}). Split the work into several tasks.`);
+    }
     const finished = await store.finish(claimed.id, attempt, outcome.result, {
       engine: outcome.engine ?? null,
       engineVersion: outcome.engineVersion ?? null,
@@ -148,15 +175,17 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       return;
     }
     if (failure && (!failure.retryable || stopReason === 'timeout')) {
-      log.info('task failed', { code: failure.code, message: failure.message });
-      const failed = await store.fail(claimed.id, { code: failure.code, message: failure.message }, { attempt });
+      const message = redactText(failure.message, secrets);
+      log.info('task failed', { code: failure.code, message });
+      const failed = await store.fail(claimed.id, { code: failure.code, message }, { attempt });
       if (failed) await scheduler.afterEnd(failed);
       return;
     }
-    // Retryable: give the lease back and let the queue deliver the message again.
+    // Retryable: give the lease back and let the queue deliver the message again (the queue's
+    // consumer logs the error: it gets it with the task's secrets hidden).
     log.warn('task run failed, will be retried', { error: err });
     await store.release(claimed.id, attempt).catch(() => {});
-    throw err;
+    throw redactError(err, secrets);
   } finally {
     clearTimeout(timer);
     clearInterval(heartbeat);

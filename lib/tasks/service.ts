@@ -3,11 +3,12 @@
  * cancel, retry, delete. Endpoints validate and render; this decides and writes.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
 import type { OperationSpec } from '../operations/catalog.js';
-import { outputKey, taskPrefix } from '../operations/types.js';
+import { outputKey, taskPrefix, uploadPrefix } from '../operations/types.js';
 import { epochSeconds } from '../state/port.js';
 import {
   DEFAULT_TASK_TIMEOUT_SECONDS,
@@ -27,8 +28,11 @@ export interface TaskServiceDeps {
   scheduler: Scheduler;
   files: FileStore;
   log: Logger;
-  /** Largest upload accepted by an import/upload form, bytes. */
-  maxUploadBytes: number;
+  /**
+   * The longest a task may run: what its step function can run (TASK_MAX_SECONDS). A longer or absent
+   * `timeout` is cut to it, so a task ends with TIMEOUT rather than being killed with its function.
+   */
+  maxTaskSeconds?: number;
   /** Called once a job with its tasks, or a standalone task, is stored (webhooks). */
   onJobCreated?: (job: JobRecord, tasks: TaskRecord[]) => Promise<void>;
   onTaskCreated?: (task: TaskRecord) => Promise<void>;
@@ -44,8 +48,6 @@ const originFields = (origin: TaskOrigin) => ({
   ...(origin.keyId ? { keyId: origin.keyId } : {}),
   ...(origin.baseUrl ? { baseUrl: origin.baseUrl } : {}),
 });
-
-export const UPLOAD_FORM_SECONDS = 24 * 60 * 60;
 
 export class TaskService {
   constructor(private readonly deps: TaskServiceDeps) {}
@@ -89,7 +91,10 @@ export class TaskService {
       expiresAt: epochSeconds(args.now) + TASK_LIFETIME_SECONDS,
       dependsOn: args.dependsOn,
       ignoreError: args.payload.ignore_error === true,
-      timeoutSeconds: typeof args.payload.timeout === 'number' ? args.payload.timeout : DEFAULT_TASK_TIMEOUT_SECONDS,
+      timeoutSeconds: Math.min(
+        typeof args.payload.timeout === 'number' ? args.payload.timeout : DEFAULT_TASK_TIMEOUT_SECONDS,
+        this.deps.maxTaskSeconds ?? DEFAULT_TASK_TIMEOUT_SECONDS,
+      ),
       retryOf: args.retryOf ?? null,
       copyOf: args.retryOf ?? null,
       ...originFields(args.origin ?? {}),
@@ -98,25 +103,18 @@ export class TaskService {
 
   /**
    * Work that happens at creation: content sent with the request is stored (state items are small,
-   * files are not), an upload task gets its signed form.
+   * files are not). An upload task's form is not made here: it is signed each time the task is shown
+   * (lib/tasks/links.ts), so it is valid whatever credentials signed it last.
    */
   async #prepare(task: TaskRecord): Promise<void> {
     const p = task.payload;
     if (task.operation === 'import/raw' || task.operation === 'import/base64') {
       const bytes = task.operation === 'import/raw' ? Buffer.from(String(p.file), 'utf8') : Buffer.from(String(p.file), 'base64');
-      const filename = String(p.filename);
+      const filename = safeFilename(String(p.filename));
       await this.deps.files.put(outputKey(task.id, filename), bytes);
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, file: `[${bytes.length} bytes]` };
-    }
-    if (task.operation === 'import/upload') {
-      const form = await this.deps.files.uploadForm(`uploads/${task.id}/\${filename}`, {
-        expiresInSeconds: UPLOAD_FORM_SECONDS,
-        maxBytes: this.deps.maxUploadBytes,
-        ...(typeof p.redirect === 'string' ? { redirect: p.redirect } : {}),
-      });
-      task.result = { form: { url: form.url, parameters: form.fields } };
     }
   }
 
@@ -227,7 +225,7 @@ export class TaskService {
   async deleteTask(task: TaskRecord): Promise<void> {
     if (!isEnded(task.status)) await this.cancel(task).catch(() => undefined);
     await this.deps.files.deletePrefix(taskPrefix(task.id));
-    await this.deps.files.deletePrefix(`uploads/${task.id}/`);
+    await this.deps.files.deletePrefix(uploadPrefix(task.id));
     await this.deps.store.deleteTask(task.id);
   }
 

@@ -1,22 +1,23 @@
 /** A step consumer Lambda: queue messages `{taskId}` run through `runTask` with the step's operations. */
-import * as z from 'zod';
 import { config } from '../config.js';
 import type { Implementation } from '../operations/types.js';
 import { fileStore } from '../platform/files.js';
 import { rootLogger } from '../platform/logger.js';
 import { queueClient } from '../platform/queue.js';
 import { taskScheduler, taskStore } from '../platform/tasks.js';
-import { sqsConsumer } from '../queue/consumer.js';
+import { backoff, sqsConsumer } from '../queue/consumer.js';
 import type { Step } from './model.js';
 import { runTask } from './runner.js';
-
-export const stepMessage = z.object({ taskId: z.string().min(1) });
+import { stepMessage } from './step-messages.js';
 
 export function stepConsumer(step: Step, implementations: Record<string, Implementation>) {
   return sqsConsumer({
     schema: stepMessage,
     log: () => rootLogger().child({ step }),
-    handle: (message, { log }) =>
+    // A run that failed for a passing reason (network, a 5xx) is tried again soon, not after the
+    // step queue's 90-minute visibility timeout.
+    retry: { delaySeconds: backoff, postpone: (record, seconds) => queueClient().postpone(record.eventSourceARN, record.receiptHandle, seconds) },
+    handle: (message, { log, deadlineMs }) =>
       runTask(message.taskId, {
         store: taskStore(),
         scheduler: taskScheduler(),
@@ -24,6 +25,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         config: config(),
         log,
         implementations,
+        deadlineMs,
         requeue: (task, delaySeconds) => queueClient().send(task.step, { taskId: task.id }, { delaySeconds }),
       }),
   });

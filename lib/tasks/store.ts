@@ -1,6 +1,9 @@
 /** Jobs and tasks in the state store: creation, reads, and the conditional transitions of a task. */
+import { redactText } from '../redact.js';
 import { ConditionFailedError, type StateStore } from '../state/port.js';
 import {
+  ACTIVE_SHARDS,
+  activeShard,
   jobKey,
   taskKey,
   userJobsIndex,
@@ -9,6 +12,7 @@ import {
   type TaskRecord,
   type TaskResult,
   type TaskStatus,
+  watchAt,
 } from './model.js';
 
 export interface ListOptions {
@@ -51,10 +55,26 @@ export class TaskStore {
     return this.state.query<JobRecord>(userJobsIndex(userId), { index: 'gsi1', descending: true, ...opts });
   }
 
+  /**
+   * Tasks under way (queued or processing) that the sweeper should look at: their lease ended, or
+   * they were queued, before `beforeSeconds` (epoch seconds). Reads the sparse index, never the table.
+   */
+  async *underWay(beforeSeconds: number): AsyncGenerator<TaskRecord> {
+    for (const shard of ACTIVE_SHARDS) {
+      let cursor: string | undefined;
+      do {
+        const page = await this.state.query<TaskRecord>(shard, { index: 'gsi2', below: watchAt(beforeSeconds), cursor });
+        yield* page.items;
+        cursor = page.cursor;
+      } while (cursor);
+    }
+  }
+
   /** Marks a waiting task as queued; false when another caller did it first. */
   async markQueued(id: string): Promise<boolean> {
+    const now = Date.now();
     return this.#try(() =>
-      this.state.update(taskKey(id), { set: { queuedAt: new Date().toISOString() } }, {
+      this.state.update(taskKey(id), { set: { queuedAt: new Date(now).toISOString(), gsi2pk: activeShard(id), gsi2sk: watchAt(now / 1000) } }, {
         condition: { equals: { status: 'waiting', queuedAt: null } },
       }),
     );
@@ -84,6 +104,8 @@ export class TaskStore {
             status: 'processing',
             startedAt: task.startedAt ?? new Date(now).toISOString(),
             leaseUntil: nowSeconds + leaseSeconds,
+            gsi2pk: activeShard(task.id),
+            gsi2sk: watchAt(nowSeconds + leaseSeconds),
           },
           add: { attempt: 1 },
         },
@@ -102,8 +124,9 @@ export class TaskStore {
 
   /** Extends the lease of a run; false when the run no longer owns the task (cancelled, re-claimed). */
   heartbeat(id: string, attempt: number, leaseSeconds: number): Promise<boolean> {
+    const leaseUntil = Math.floor(Date.now() / 1000) + leaseSeconds;
     return this.#try(() =>
-      this.state.update(taskKey(id), { set: { leaseUntil: Math.floor(Date.now() / 1000) + leaseSeconds } }, {
+      this.state.update(taskKey(id), { set: { leaseUntil, gsi2sk: watchAt(leaseUntil) } }, {
         condition: { equals: { status: 'processing', attempt } },
       }),
     );
@@ -112,7 +135,7 @@ export class TaskStore {
   /** Gives up a run's lease so that the redelivered message can claim the task at once. */
   release(id: string, attempt: number): Promise<boolean> {
     return this.#try(() =>
-      this.state.update(taskKey(id), { set: { leaseUntil: 0 } }, { condition: { equals: { status: 'processing', attempt } } }),
+      this.state.update(taskKey(id), { set: { leaseUntil: 0, gsi2sk: watchAt(0) } }, { condition: { equals: { status: 'processing', attempt } } }),
     );
   }
 
@@ -140,14 +163,15 @@ export class TaskStore {
     extra: Partial<TaskRecord> = {},
   ): Promise<TaskRecord | undefined> {
     const condition = 'attempt' in guard ? { equals: { status: 'processing', attempt: guard.attempt } } : { oneOf: { status: guard.from } };
-    return this.#end(id, { status: 'error', code: error.code, message: error.message, ...extra }, condition);
+    // A message leaves the task (API, webhooks, logs): URL credentials and the like never get stored.
+    return this.#end(id, { status: 'error', code: error.code, message: redactText(error.message), ...extra }, condition);
   }
 
   async #end(id: string, set: Record<string, unknown>, condition: object): Promise<TaskRecord | undefined> {
     try {
       return await this.state.update<TaskRecord>(
         taskKey(id),
-        { set: { ...set, endedAt: new Date().toISOString() }, remove: ['leaseUntil'] },
+        { set: { ...set, endedAt: new Date().toISOString() }, remove: ['leaseUntil', 'gsi2pk', 'gsi2sk'] },
         { condition: { exists: true, ...condition } },
       );
     } catch (err) {

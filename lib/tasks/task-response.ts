@@ -1,6 +1,6 @@
 /** A task as an endpoint answers it, with what `include` asks for. */
 import type { HttpRequest } from '../http/types.js';
-import { taskStore } from '../platform/tasks.js';
+import { taskLinks, taskStore } from '../platform/tasks.js';
 import type { TaskRecord } from './model.js';
 import { parseInclude, taskView } from './views.js';
 
@@ -9,5 +9,6 @@ export async function taskResponse(task: TaskRecord, req: HttpRequest<unknown, u
   const store = taskStore();
   const related = include.has('depends_on_tasks') ? new Map((await store.getTasks(task.dependsOn)).map((t) => [t.id, t])) : undefined;
   const job = include.has('job') && task.jobId ? await store.getJob(task.jobId) : undefined;
-  return taskView(task, { baseUrl: req.baseUrl, include, related, job });
+  const links = await taskLinks().for([task, ...(related?.values() ?? [])], req.baseUrl);
+  return taskView(task, { baseUrl: req.baseUrl, include, related, job, links });
 }

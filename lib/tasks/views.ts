@@ -1,6 +1,8 @@
 /** Jobs and tasks as the file API shows them (CloudConvert v2 shapes). */
 import { toIsoSeconds } from '../time.js';
+import type { ShownLinks } from './links.js';
 import type { JobRecord, TaskRecord } from './model.js';
+import { redactText } from '../redact.js';
 import { redactPayload } from './secrets.js';
 
 export type Include = 'payload' | 'tasks' | 'depends_on_tasks' | 'job' | 'retries';
@@ -14,6 +16,8 @@ const ts = (v: string | null | undefined) => (v ? toIsoSeconds(v) : null);
 export interface ViewContext {
   baseUrl: string;
   include: Set<Include>;
+  /** Export URLs and upload forms, signed for this answer (`TaskLinks.for` over every task shown). */
+  links: ShownLinks;
   /** Tasks by id, for `depends_on_tasks`. */
   related?: Map<string, TaskRecord>;
   job?: JobRecord;
@@ -26,13 +30,13 @@ export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unk
     job_id: task.jobId,
     operation: task.operation,
     status: task.status,
-    message: task.message,
+    message: task.message === null ? null : redactText(task.message),
     code: task.code,
     percent: task.percent,
     credits: task.credits,
     engine: task.engine,
     engine_version: task.engineVersion,
-    result: task.result ? publicResult(task) : null,
+    result: publicResult(task, ctx.links),
     created_at: ts(task.createdAt),
     started_at: ts(task.startedAt),
     ended_at: ts(task.endedAt),
@@ -58,10 +62,23 @@ export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unk
   return view;
 }
 
-/** `result` without internal fields; an upload form only while the task waits for its file. */
-function publicResult(task: TaskRecord) {
-  const { form, ...rest } = task.result ?? {};
-  return task.status === 'waiting' && form ? { ...rest, form } : rest;
+/**
+ * `result` as shown: export files with their download URLs, an upload form while the task waits for
+ * its file. Both are signed for this answer; whatever an older version stored in their place is ignored.
+ */
+function publicResult(task: TaskRecord, links: ShownLinks): Record<string, unknown> | null {
+  const { form: _storedForm, ...rest } = task.result ?? {};
+  const form = links.form(task);
+  if (!task.result && !form) return null;
+  const shown: Record<string, unknown> = { ...rest };
+  if (rest.files) {
+    shown.files = rest.files.map(({ url: _storedUrl, ...file }, i) => {
+      const url = links.fileUrl(task, i);
+      return url ? { ...file, url } : file;
+    });
+  }
+  if (form) shown.form = form;
+  return shown;
 }
 
 export function jobView(job: JobRecord, tasks: TaskRecord[] | undefined, ctx: ViewContext): Record<string, unknown> {

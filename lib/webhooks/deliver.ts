@@ -9,6 +9,7 @@
  * - anything else: the endpoint is failing.
  */
 import * as z from 'zod';
+import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { FetchFailedError, guardedFetch, type AddressPolicy } from '../net/guarded-fetch.js';
 import type { Queue } from '../queue/port.js';
@@ -23,10 +24,12 @@ export const webhookMessage = z
     webhookId: z.string().optional(),
     url: z.string().url().optional(),
     event: z.enum(WEBHOOK_EVENTS),
-    body: z.string(),
+    body: z.string().optional(),
+    bodyKey: z.string().startsWith('webhooks/').optional(),
     attempt: z.number().int().min(1),
   })
-  .refine((m) => (m.webhookId === undefined) !== (m.url === undefined), 'a delivery goes to a webhook id or to a url');
+  .refine((m) => (m.webhookId === undefined) !== (m.url === undefined), 'a delivery goes to a webhook id or to a url')
+  .refine((m) => (m.body === undefined) !== (m.bodyKey === undefined), 'a delivery carries its body or the key of its file');
 
 export interface DeliveryDeps {
   webhooks: WebhookStore;
@@ -37,6 +40,17 @@ export interface DeliveryDeps {
   retryDelaysSeconds: readonly number[];
   timeoutMs: number;
   userAgent?: string;
+  /** Where large bodies are kept (messages with `bodyKey`). */
+  files?: FileStore;
+}
+
+async function bodyOf(message: WebhookMessage, files: FileStore | undefined): Promise<string> {
+  if (message.body !== undefined) return message.body;
+  if (!files) throw new Error('a webhook body kept as a file needs the files store');
+  const { body } = await files.get(message.bodyKey!);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'disabled' | 'skipped';
@@ -58,6 +72,7 @@ export async function deliverWebhook(message: WebhookMessage, deps: DeliveryDeps
     secret = await deps.webhooks.accountSecret(message.userId);
   }
 
+  const body = await bodyOf(message, deps.files);
   let status: number | undefined;
   let problem: string;
   let transient: boolean;
@@ -68,10 +83,10 @@ export async function deliverWebhook(message: WebhookMessage, deps: DeliveryDeps
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signBody(message.body, secret),
+          [SIGNATURE_HEADER]: signBody(body, secret),
           'user-agent': deps.userAgent ?? 'api-platform-webhooks/1',
         },
-        body: Buffer.from(message.body, 'utf8'),
+        body: Buffer.from(body, 'utf8'),
         maxRedirects: 0,
         timeoutMs: deps.timeoutMs,
       },

@@ -3,12 +3,17 @@
  * subscribe to it (and, when an endpoint is assigned to API keys, only for jobs and tasks created with
  * one of them), plus the job's own `webhook_url` for `job.finished`/`job.failed`. The request body is
  * made once, when the event happens, and travels in the delivery message, so every retry sends (and
- * signs) the same bytes. Messages carry no secret: the consumer looks the signing secret up.
+ * signs) the same bytes; a body too large for a queue message (a job of many tasks) travels through
+ * the files bucket instead, and the message names it. Messages carry no secret: the consumer looks
+ * the signing secret up.
  *
  * Notification never breaks the pipeline: a failure to notify is logged, the job goes on.
  */
+import { createHash } from 'node:crypto';
+import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/port.js';
+import type { TaskLinks } from '../tasks/links.js';
 import type { JobRecord, TaskRecord } from '../tasks/model.js';
 import type { TaskStore } from '../tasks/store.js';
 import { jobView, taskView } from '../tasks/views.js';
@@ -21,8 +26,10 @@ export interface WebhookMessage {
   webhookId?: string;
   url?: string;
   event: WebhookEvent;
-  /** The exact JSON body to POST. */
-  body: string;
+  /** The exact JSON body to POST… */
+  body?: string;
+  /** …or the key of the file that holds it, when it is larger than INLINE_BODY_BYTES. */
+  bodyKey?: string;
   /** 1 for the first try. */
   attempt: number;
 }
@@ -31,10 +38,20 @@ export interface WebhookNotifierDeps {
   webhooks: WebhookStore;
   tasks: TaskStore;
   queue: Queue;
+  /** Export URLs and upload forms in the bodies, signed as for any answer. */
+  links: TaskLinks;
   log: Logger;
   /** Base of `links.self` when the job or task did not record the one it was created under. */
   publicBaseUrl?: string;
+  /** Where bodies too large for a queue message go. */
+  files?: FileStore;
 }
+
+/** Bodies larger than this travel through the files bucket (an SQS message holds at most 256 KiB). */
+export const INLINE_BODY_BYTES = 128 * 1024;
+
+/** Where a large body is kept: named by its hash, so endpoints that get the same body share one file. */
+export const webhookBodyKey = (body: string) => `webhooks/${createHash('sha256').update(body).digest('hex')}.json`;
 
 /** Whether an endpoint hears about an event of something created with `keyId`. */
 export function subscribes(hook: Pick<WebhookRecord, 'events' | 'keyIds' | 'disabled'>, event: WebhookEvent, keyId: string | undefined): boolean {
@@ -50,8 +67,10 @@ export class WebhookNotifier {
       const hooks = await this.deps.webhooks.all(job.userId);
       const { keyId } = originOf(job);
       if (!hooks.some((h) => h.events.some((e) => e === 'job.created' || e === 'task.created'))) return;
-      const messages = this.#fanOut(hooks, 'job.created', job.userId, keyId, () => this.#jobBody('job.created', job, tasks));
-      for (const task of tasks) messages.push(...this.#fanOut(hooks, 'task.created', job.userId, keyId, () => this.#taskBody('task.created', task, job)));
+      const messages = await this.#fanOut(hooks, 'job.created', job.userId, keyId, () => this.#jobBody('job.created', job, tasks));
+      for (const task of tasks) {
+        messages.push(...(await this.#fanOut(hooks, 'task.created', job.userId, keyId, () => this.#taskBody('task.created', task, job))));
+      }
       await this.#send(messages);
     });
   }
@@ -60,7 +79,7 @@ export class WebhookNotifier {
   async taskCreated(task: TaskRecord): Promise<void> {
     await this.#safely('task.created', task.id, async () => {
       const hooks = await this.deps.webhooks.all(task.userId);
-      await this.#send(this.#fanOut(hooks, 'task.created', task.userId, originOf(task).keyId, () => this.#taskBody('task.created', task)));
+      await this.#send(await this.#fanOut(hooks, 'task.created', task.userId, originOf(task).keyId, () => this.#taskBody('task.created', task)));
     });
   }
 
@@ -71,7 +90,7 @@ export class WebhookNotifier {
       if (!hooks.some((h) => h.events.includes(event))) return;
       const job = task.jobId ? await this.deps.tasks.getJob(task.jobId) : undefined;
       const keyId = originOf(job ?? task).keyId;
-      await this.#send(this.#fanOut(hooks, event, task.userId, keyId, () => this.#taskBody(event, task, job)));
+      await this.#send(await this.#fanOut(hooks, event, task.userId, keyId, () => this.#taskBody(event, task, job)));
     });
   }
 
@@ -83,18 +102,24 @@ export class WebhookNotifier {
       const keyId = originOf(job).keyId;
       if (!toUrl && !hooks.some((h) => subscribes(h, event, keyId))) return;
       const tasks = await this.deps.tasks.getTasks(job.taskIds);
-      let body: string | undefined;
+      let body: Promise<string> | undefined;
       const make = () => (body ??= this.#jobBody(event, job, tasks));
-      const messages = this.#fanOut(hooks, event, job.userId, keyId, make);
-      if (toUrl) messages.push({ userId: job.userId, url: job.webhookUrl!, event, body: make(), attempt: 1 });
+      const messages = await this.#fanOut(hooks, event, job.userId, keyId, make);
+      if (toUrl) messages.push({ userId: job.userId, url: job.webhookUrl!, event, body: await make(), attempt: 1 });
       await this.#send(messages);
     });
   }
 
-  #fanOut(hooks: WebhookRecord[], event: WebhookEvent, userId: number, keyId: string | undefined, body: () => string): WebhookMessage[] {
+  async #fanOut(
+    hooks: WebhookRecord[],
+    event: WebhookEvent,
+    userId: number,
+    keyId: string | undefined,
+    body: () => Promise<string>,
+  ): Promise<WebhookMessage[]> {
     const targets = hooks.filter((h) => subscribes(h, event, keyId));
     if (!targets.length) return [];
-    const made = body();
+    const made = await body();
     return targets.map((h) => ({ userId, webhookId: h.id, event, body: made, attempt: 1 }));
   }
 
@@ -102,16 +127,33 @@ export class WebhookNotifier {
     return originOf(record).baseUrl ?? this.deps.publicBaseUrl ?? '';
   }
 
-  #jobBody(event: WebhookEvent, job: JobRecord, tasks: TaskRecord[]): string {
-    return JSON.stringify({ event, job: jobView(job, tasks, { baseUrl: this.#baseUrl(job), include: new Set() }) });
+  async #jobBody(event: WebhookEvent, job: JobRecord, tasks: TaskRecord[]): Promise<string> {
+    const baseUrl = this.#baseUrl(job);
+    const links = await this.deps.links.for(tasks, baseUrl);
+    return JSON.stringify({ event, job: jobView(job, tasks, { baseUrl, include: new Set(), links }) });
   }
 
-  #taskBody(event: WebhookEvent, task: TaskRecord, job?: JobRecord): string {
-    return JSON.stringify({ event, task: taskView(task, { baseUrl: this.#baseUrl(job ?? task), include: new Set() }) });
+  async #taskBody(event: WebhookEvent, task: TaskRecord, job?: JobRecord): Promise<string> {
+    const baseUrl = this.#baseUrl(job ?? task);
+    const links = await this.deps.links.for([task], baseUrl);
+    return JSON.stringify({ event, task: taskView(task, { baseUrl, include: new Set(), links }) });
   }
 
   async #send(messages: WebhookMessage[]): Promise<void> {
     if (!messages.length) return;
+    const stored = new Map<string, string>();
+    for (const message of messages) {
+      if (message.body === undefined || Buffer.byteLength(message.body) <= INLINE_BODY_BYTES) continue;
+      if (!this.deps.files) throw new Error(`a ${Buffer.byteLength(message.body)}-byte webhook body needs the files store`);
+      let key = stored.get(message.body);
+      if (!key) {
+        key = webhookBodyKey(message.body);
+        await this.deps.files.put(key, Buffer.from(message.body), { contentType: 'application/json' });
+        stored.set(message.body, key);
+      }
+      message.bodyKey = key;
+      delete message.body;
+    }
     await this.deps.queue.sendMany('webhooks', messages);
     this.deps.log.info('webhooks queued', { count: messages.length, events: [...new Set(messages.map((m) => m.event))] });
   }

@@ -1,6 +1,6 @@
 /** Webhook endpoints and the users' dynamic-webhook signing secrets in the state store. */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ConditionFailedError, type Page, type StateStore } from '../state/port.js';
+import { ConditionFailedError, getOrCreate, type Page, type StateStore } from '../state/port.js';
 import {
   accountSecretKey,
   userWebhooksIndex,
@@ -71,20 +71,14 @@ export class WebhookStore {
     }
   }
 
-  /** The user's dynamic-webhook signing secret, made on first use. */
+  /** The user's dynamic-webhook signing secret, made on first use (concurrent first uses agree). */
   async accountSecret(userId: number): Promise<string> {
-    const existing = await this.state.get<AccountSecretRecord>(accountSecretKey(userId), { consistent: true });
-    if (existing) return existing.signingSecret;
-    const record: AccountSecretRecord = { ...accountSecretKey(userId), userId, signingSecret: newSigningSecret(), createdAt: new Date().toISOString() };
-    try {
-      await this.state.put(record, { condition: { exists: false } });
-      return record.signingSecret;
-    } catch (err) {
-      if (!(err instanceof ConditionFailedError)) throw err;
-      // Made by a concurrent caller: theirs is the one.
-      const made = await this.state.get<AccountSecretRecord>(accountSecretKey(userId), { consistent: true });
-      if (!made) throw err;
-      return made.signingSecret;
-    }
+    const record = await getOrCreate<AccountSecretRecord>(this.state, accountSecretKey(userId), () => ({
+      ...accountSecretKey(userId),
+      userId,
+      signingSecret: newSigningSecret(),
+      createdAt: new Date().toISOString(),
+    }));
+    return record.signingSecret;
   }
 }

@@ -78,6 +78,39 @@ describe('jobs through the cloudconvert SDK', () => {
     expect(download.headers.get('content-disposition')).toContain('attachment');
   });
 
+  it("export URLs are the service's: a redirect to a storage URL of five minutes, HEAD included", async () => {
+    const job = await cc.jobs.wait(
+      (
+        await cc.jobs.create({
+          tasks: {
+            raw: { operation: 'import/raw', file: 'redirected', filename: 'r.txt' },
+            out: { operation: 'export/url', input: 'raw' },
+          },
+        })
+      ).id,
+    );
+    const url = cc.jobs.getExportUrls(job)[0]!.url!;
+    expect(url.startsWith(`${platform.baseUrl}/v2/files/`)).toBe(true);
+    const locations: Record<string, URL> = {};
+    for (const method of ['GET', 'HEAD']) {
+      const res = await fetch(url, { method, redirect: 'manual' });
+      expect(res.status).toBe(302);
+      const location = (locations[method] = new URL(res.headers.get('location')!));
+      expect(location.origin).toBe(platform.endpoints.s3);
+      expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
+      const followed = await fetch(location, { method });
+      expect(followed.status).toBe(200);
+      expect(followed.headers.get('content-length')).toBe('10');
+    }
+    // The HEAD was presigned for HEAD (the method is part of the signature), unless the second changed.
+    if (locations.GET!.searchParams.get('X-Amz-Date') === locations.HEAD!.searchParams.get('X-Amz-Date')) {
+      expect(locations.HEAD!.searchParams.get('X-Amz-Signature')).not.toBe(locations.GET!.searchParams.get('X-Amz-Signature'));
+    }
+    const tampered = await fetch(url.replace(/signature=[0-9a-f]/, 'signature=x'), { redirect: 'manual' });
+    expect(tampered.status).toBe(403);
+    expect(await tampered.json()).toMatchObject({ code: 'FORBIDDEN' });
+  });
+
   it('rejects a job without tasks with 422 and errors.tasks', async () => {
     const res = await fetch(`${platform.baseUrl}/v2/jobs`, {
       method: 'POST',

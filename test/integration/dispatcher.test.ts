@@ -17,6 +17,10 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaInvoker, startDispatcher, type Dispatcher, type EventSourceMapping, type Invoke } from '#lib/local/dispatcher.js';
 import { startSqsServer, type SqsServer } from '#lib/local/sqs-server.js';
+import { createLogger } from '#lib/log.js';
+import { sqsConsumer } from '#lib/queue/consumer.js';
+import { SqsQueue } from '#lib/queue/sqs.js';
+import * as z from 'zod';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -272,6 +276,30 @@ describe('dispatcher', () => {
     await waitFor(() => bodies.length === 1);
     expect(bodies).toEqual(['finally']);
   });
+
+  it('brings a failed message back after the consumer\'s retry delay, not the queue\'s visibility timeout', async () => {
+    // A 5-minute visibility timeout: without the consumer's retry policy the second try would come 5 minutes later.
+    const q = await queuesWithDlq(5, '300');
+    const queue = new SqsQueue(sqs, { import: q.name, process: q.name, export: q.name, operations: q.name, webhooks: q.name });
+    const tries: number[] = [];
+    const consumer = sqsConsumer({
+      schema: z.object({ n: z.number() }),
+      log: () => createLogger({}, { level: 'silent' }),
+      retry: { delaySeconds: () => 1, postpone: (record, seconds) => queue.postpone(record.eventSourceARN, record.receiptHandle, seconds) },
+      async handle() {
+        tries.push(Date.now());
+        if (tries.length === 1) throw new Error('a passing failure');
+      },
+    });
+    start({ queueName: q.name, batchSize: 1, reportBatchItemFailures: true }, async (_fn, event) => ({ ok: true, payload: await consumer(event) }));
+    await queue.send('import', { n: 1 });
+    await waitFor(() => tries.length === 2, 8000);
+    expect(tries[1]! - tries[0]!).toBeGreaterThanOrEqual(900);
+    expect(tries[1]! - tries[0]!).toBeLessThan(5000);
+    await waitFor(async () => (await count(q.url)) === 0);
+    expect(await count(q.dlqUrl)).toBe(0);
+  });
+
 });
 
 describe('lambdaInvoker', () => {

@@ -38,12 +38,12 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
   const [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
   const queue = new RecordingQueue();
   const log = createLogger({}, { level: process.env.ENGINES_LOG ? 'debug' : 'silent' });
-  // The engines' folders (and LibreOffice's warm profile) in a folder of the harness's own, removed at close.
+  // The engines' folders (and Chromium's profile) in a folder of the harness's own, removed at close.
   const engineDir = mkdtempSync(path.join(tmpdir(), 'engines-harness-'));
   const config: Config = parseConfig({ ...TEST_CONFIG_ENV, ENGINE_TMP_DIR: engineDir, ...settings });
   const store = new TaskStore(state.store);
   const scheduler = new Scheduler({ store, queue, log });
-  const service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+  const service = new TaskService({ store, scheduler, files: files.files, log });
 
   /** Runs every queued task (and the ones they make ready) to its end. */
   async function drain(): Promise<void> {

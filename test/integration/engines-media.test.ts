@@ -9,7 +9,6 @@ import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { endExiftool } from '#lib/engines/exiftool.js';
 import { colourVideo, docx, pdfPageText, textPdf } from '../fixtures/engine-fixtures.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
@@ -23,7 +22,6 @@ beforeAll(async () => {
   video = colourVideo();
 });
 afterAll(async () => {
-  await endExiftool();
   await h?.close();
   rmSync(dir, { recursive: true, force: true });
 });

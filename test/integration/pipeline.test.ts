@@ -16,6 +16,8 @@ import { Scheduler } from '#lib/tasks/scheduler.js';
 import { TaskService } from '#lib/tasks/service.js';
 import { TaskStore } from '#lib/tasks/store.js';
 import { sweep } from '#lib/tasks/sweeper.js';
+import { watchAt } from '#lib/tasks/model.js';
+import { deleteExpired } from '#lib/local/expiry.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
@@ -42,7 +44,7 @@ beforeEach(() => {
   queue = new RecordingQueue();
   store = new TaskStore(state.store);
   scheduler = new Scheduler({ store, queue, log });
-  service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9 });
+  service = new TaskService({ store, scheduler, files: files.files, log });
 });
 
 const deps = (implementations: Record<string, Implementation>, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
@@ -156,6 +158,49 @@ describe('the pipeline under at-least-once delivery', () => {
     expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
   });
 
+  it('cuts a task\'s timeout to what its step function can run', async () => {
+    const capped = new TaskService({ store, scheduler, files: files.files, log, maxTaskSeconds: 885 });
+    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const long = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 5 * 3600 }, []);
+    const unset = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
+    const short = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 60 }, []);
+    expect([long, unset, short].map((t) => t.timeoutSeconds)).toEqual([885, 885, 60]);
+  });
+
+  it('ends a task with TIMEOUT, once, before the invocation running it ends', async () => {
+    const never: Implementation = () => new Promise(() => {});
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    const started = Date.now();
+    // The invocation ends in 11.5 s; the runner keeps 10 s to record the outcome, so it stops after ~1.5 s.
+    await runTask(task.id, deps({ 'import/raw': never }, { deadlineMs: started + 11_500 }));
+    const ended = await store.getTask(task.id);
+    expect(ended).toMatchObject({ status: 'error', code: 'TIMEOUT', attempt: 1 });
+    expect(ended!.message).toMatch(/did not finish within the \d+ seconds its step could run/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    // A later delivery of the same message finds the task ended and does not run it again.
+    await runTask(task.id, deps({ 'import/raw': never }));
+    expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'TIMEOUT', attempt: 1 });
+  });
+
+  it('ends a task whose result would not fit in its record with TOO_MANY_FILES, and stores nothing broken', async () => {
+    const prolific: Implementation = async () => ({
+      result: { files: Array.from({ length: 3000 }, (_, i) => ({ filename: `page-${String(i).padStart(5, '0')}-${'x'.repeat(60)}.png`, size: 1000, md5: 'd41d8cd98f00b204e9800998ecf8427e' })) },
+    });
+    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+      operation: 'import/raw',
+      file: 'x',
+      filename: 'x.txt',
+    }, []);
+    await runTask(task.id, deps({ 'import/raw': prolific }));
+    const ended = await store.getTask(task.id);
+    expect(ended).toMatchObject({ status: 'error', code: 'TOO_MANY_FILES', result: null });
+    expect(ended!.message).toMatch(/made 3000 files/);
+  });
+
   it('retries retryable failures through the queue and ends others at once', async () => {
     let calls = 0;
     const flaky: Implementation = async (ctx) => {
@@ -185,27 +230,42 @@ describe('the pipeline under at-least-once delivery', () => {
     expect(await store.getTask(other.id)).toMatchObject({ status: 'error', code: 'DOWNLOAD_FAILED', message: 'HTTP 404' });
   });
 
-  it('sweeps: expired tasks go with their files, abandoned runs end or start again', async () => {
+  it('sweeps abandoned runs from the index of tasks under way: past their timeout they end, otherwise they start again', async () => {
     const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
     const make = (extra: Record<string, unknown> = {}) =>
       service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', ...extra }, []);
-    const old = await make();
     const stuck = await make({ timeout: 60 });
     const lost = await make();
+    const forgotten = await make();
+    const healthy = await make();
     queue.take('import');
-    for (const t of [stuck, lost]) await store.claim((await store.getTask(t.id))!, 30);
+    for (const t of [stuck, lost, healthy]) await store.claim((await store.getTask(t.id))!, 30);
     const key = (id: string) => ({ pk: `task#${id}`, sk: 'task' });
     const hourAgo = new Date(Date.now() - 3600_000).toISOString();
-    await state.store.update(key(old.id), { set: { expiresAt: 5 } });
-    await state.store.update(key(stuck.id), { set: { leaseUntil: 5, startedAt: hourAgo } });
-    await state.store.update(key(lost.id), { set: { leaseUntil: 5 } });
+    await state.store.update(key(stuck.id), { set: { leaseUntil: 5, gsi2sk: watchAt(5), startedAt: hourAgo } });
+    await state.store.update(key(lost.id), { set: { leaseUntil: 5, gsi2sk: watchAt(5) } });
+    // Queued an hour ago and never claimed: its message was lost.
+    await state.store.update(key(forgotten.id), { set: { queuedAt: hourAgo, gsi2sk: watchAt(Date.parse(hourAgo) / 1000) } });
+
+    const swept = await sweep({ store, scheduler, queue, log, graceSeconds: 60 });
+    expect(swept).toEqual({ timedOut: 1, requeued: 2 });
+    expect(await store.getTask(stuck.id)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
+    expect(queue.take('import').map((m) => m.message.taskId).sort()).toEqual([lost.id, forgotten.id].sort());
+    // An ended task leaves the index: the next sweep does not see it again.
+    expect((await sweep({ store, scheduler, queue, log, graceSeconds: 60 })).timedOut).toBe(0);
+  });
+
+  it('deletes expired jobs and tasks with their files where the backends have no TTL (local platform)', async () => {
+    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const old = await service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
+    const fresh = await service.createTask(1, spec, { operation: 'import/raw', file: 'y', filename: 'y.txt' }, []);
+    await state.store.update({ pk: `task#${old.id}`, sk: 'task' }, { set: { expiresAt: 5 } });
     expect(await files.files.list(`tasks/${old.id}/`)).toHaveLength(1);
 
-    const swept = await sweep({ state: state.store, store, scheduler, files: files.files, queue, log, graceSeconds: 60 });
-    expect(swept.expired).toBeGreaterThanOrEqual(1);
+    expect(await deleteExpired({ state: state.store, files: files.files })).toBeGreaterThanOrEqual(1);
     expect(await state.store.scan({ filter: { equals: { id: old.id } } })).toMatchObject({ items: [] });
     expect(await files.files.list(`tasks/${old.id}/`)).toHaveLength(0);
-    expect(await store.getTask(stuck.id)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
-    expect(queue.take('import').map((m) => m.message.taskId)).toEqual([lost.id]);
+    expect(await store.getTask(fresh.id)).toBeDefined();
+    expect(await files.files.list(`tasks/${fresh.id}/`)).toHaveLength(1);
   });
 });

@@ -37,6 +37,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { startUserS3 } from '../support/user-s3.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import { testLinks } from '../support/links.js';
 
 /** Every message sent in this file, step and webhook messages alike: what a dead-letter queue could end up keeping. */
 const history: unknown[] = [];
@@ -109,9 +110,9 @@ afterAll(async () => {
 beforeEach(() => {
   queue = new RecordingQueue();
   store = new TaskStore(state.store);
-  const notifier = new WebhookNotifier({ webhooks: new WebhookStore(state.store), tasks: store, queue, log });
+  const notifier = new WebhookNotifier({ webhooks: new WebhookStore(state.store), tasks: store, queue, links: testLinks(files.files), log });
   scheduler = new Scheduler({ store, queue, log, onJobEnded: (j) => notifier.jobEnded(j), onTaskEnded: (t) => notifier.taskEnded(t) });
-  service = new TaskService({ store, scheduler, files: files.files, log, maxUploadBytes: 1e9, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
+  service = new TaskService({ store, scheduler, files: files.files, log, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
 });
 
 /** Creates the job and delivers its step messages until nothing is left; retryable failures are redelivered. */

@@ -17,6 +17,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue } from '../support/recording-queue.js';
+import { testLinks } from '../support/links.js';
 
 
 const log = createLogger({}, { level: 'silent' });
@@ -46,14 +47,13 @@ describe('notification', () => {
   it('fans job events out to the subscribed endpoints of the key that created the job, and to webhook_url', async () => {
     const userId = newUser();
     const store = new TaskStore(state.store);
-    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, log, publicBaseUrl: 'http://public.test' });
+    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log, publicBaseUrl: 'http://public.test' });
     const scheduler = new Scheduler({ store, queue, log, onJobEnded: (j) => notifier.jobEnded(j), onTaskEnded: (t) => notifier.taskEnded(t) });
     const service = new TaskService({
       store,
       scheduler,
       files: files.files,
       log,
-      maxUploadBytes: 1e6,
       onJobCreated: (j, t) => notifier.jobCreated(j, t),
       onTaskCreated: (t) => notifier.taskCreated(t),
     });
@@ -64,7 +64,8 @@ describe('notification', () => {
 
     const { job, tasks } = await service.createJob(
       userId,
-      planJob({ tasks: { up: { operation: 'import/upload' } }, webhook_url: `${receiver.url}/dynamic` }),
+      // The receiver is on loopback: the same test switch as the delivery's policy.
+      planJob({ tasks: { up: { operation: 'import/upload' } }, webhook_url: `${receiver.url}/dynamic` }, { allowLoopback: true }),
       undefined,
       { keyId: 'aaaaaaaaaaaaaaaa', baseUrl: 'http://api.test' },
     );
@@ -73,8 +74,10 @@ describe('notification', () => {
       ['job.created', all.id],
       ['task.created', all.id],
     ]);
-    expect(JSON.parse(created[0]!.body)).toMatchObject({ event: 'job.created', job: { id: job.id, links: { self: `http://api.test/v2/jobs/${job.id}` } } });
-    expect(JSON.parse(created[1]!.body)).toMatchObject({ event: 'task.created', task: { id: tasks[0]!.id, name: 'up' } });
+    expect(JSON.parse(created[0]!.body!)).toMatchObject({ event: 'job.created', job: { id: job.id, links: { self: `http://api.test/v2/jobs/${job.id}` } } });
+    expect(JSON.parse(created[1]!.body!)).toMatchObject({ event: 'task.created', task: { id: tasks[0]!.id, name: 'up' } });
+    // The waiting upload task's form is signed for the message, as for any answer.
+    expect(JSON.parse(created[1]!.body!).task.result.form.parameters).toMatchObject({ key: `uploads/${tasks[0]!.id}/\${filename}` });
 
     await service.cancel(tasks[0]!);
     const ended = queue.take('webhooks').map((s) => s.message as WebhookMessage);
@@ -86,17 +89,38 @@ describe('notification', () => {
         ['job.failed', `${receiver.url}/dynamic`],
       ].sort(),
     );
-    const failedBody = JSON.parse(ended.find((m) => m.event === 'job.failed')!.body);
+    const failedBody = JSON.parse(ended.find((m) => m.event === 'job.failed')!.body!);
     expect(failedBody.job).toMatchObject({ id: job.id, status: 'error', tasks: [{ id: tasks[0]!.id, code: 'CANCELLED' }] });
     // One body per event, shared by every endpoint: the same bytes are signed for each.
     expect(new Set(ended.filter((m) => m.event === 'job.failed').map((m) => m.body)).size).toBe(1);
   });
 
+  it('sends a body too large for a queue message through the files bucket, and delivers the same bytes', async () => {
+    const userId = newUser();
+    const store = new TaskStore(state.store);
+    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log, files: files.files });
+    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
+    const hook = await webhooks.create({ userId, url: `${receiver.url}/big`, events: ['job.created'], keyIds: [] });
+    // 200 tasks with long names: the job body is beyond what one SQS message holds.
+    const tasks = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`${'t'.repeat(800)}${i}`, { operation: 'import/upload' }]));
+    await service.createJob(userId, planJob({ tasks }));
+    const [sent] = queue.take('webhooks').filter((s) => (s.message as WebhookMessage).event === 'job.created').map((s) => s.message as WebhookMessage);
+    expect(sent!.body).toBeUndefined();
+    expect(sent!.bodyKey).toMatch(/^webhooks\/[0-9a-f]{64}\.json$/);
+    expect(Buffer.byteLength(JSON.stringify(sent))).toBeLessThan(1024);
+
+    expect(await deliverWebhook({ ...sent!, webhookId: hook.id }, { ...deps, files: files.files })).toBe('delivered');
+    const [req] = receiver.requests.filter((r) => r.path === '/big');
+    expect(req!.body.length).toBeGreaterThan(128 * 1024);
+    expect(JSON.parse(req!.body.toString())).toMatchObject({ event: 'job.created', job: { tasks: expect.any(Array) } });
+    expect(req!.headers['cloudconvert-signature']).toBe(signBody(req!.body.toString(), hook.signingSecret));
+  });
+
   it('queues nothing when nothing subscribes', async () => {
     const userId = newUser();
     const store = new TaskStore(state.store);
-    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, log });
-    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, maxUploadBytes: 1e6, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
+    const notifier = new WebhookNotifier({ webhooks, tasks: store, queue, links: testLinks(files.files), log });
+    const service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log, onJobCreated: (j, t) => notifier.jobCreated(j, t) });
     await service.createJob(userId, planJob({ tasks: { up: { operation: 'import/upload' } } }));
     expect(queue.take('webhooks')).toEqual([]);
   });
@@ -117,7 +141,7 @@ describe('delivery', () => {
     const m = message({ webhookId: hook.id });
     expect(await deliverWebhook(m, deps)).toBe('delivered');
     const [req] = receiver.requests.filter((r) => r.path === '/ok');
-    expect(req).toMatchObject({ method: 'POST', headers: { 'content-type': 'application/json', 'cloudconvert-signature': signBody(m.body, hook.signingSecret) } });
+    expect(req).toMatchObject({ method: 'POST', headers: { 'content-type': 'application/json', 'cloudconvert-signature': signBody(m.body!, hook.signingSecret) } });
     expect(req!.body.toString()).toBe(m.body);
     expect((await webhooks.get(hook.id))?.failing).toBe(false);
   });
@@ -181,6 +205,6 @@ describe('delivery', () => {
     const secret = await webhooks.accountSecret(77);
     expect(await webhooks.accountSecret(77)).toBe(secret);
     const [req] = receiver.requests.filter((r) => r.path === '/dynamic-77');
-    expect(req?.headers['cloudconvert-signature']).toBe(signBody(m.body, secret));
+    expect(req?.headers['cloudconvert-signature']).toBe(signBody(m.body!, secret));
   });
 });

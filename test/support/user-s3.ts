@@ -6,7 +6,7 @@
  * a stub), so those are checked on the recorded requests.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { createS3Client } from '#lib/files/s3.js';
+import { verifySigV4 } from '#lib/local/sigv4.js';
 
 const require = createRequire(import.meta.url);
 const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account.js') as {
@@ -29,52 +30,50 @@ export interface RecordedS3Request {
   signed: boolean;
 }
 
-/** RFC 3986 encoding as SigV4 wants it: everything but unreserved characters. */
-const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
 /**
- * Checks a header-signed SigV4 request (the form the SDK uses): rebuilds the canonical request from
- * what arrived, derives the signing key from the secret of the access key named in the credential
- * scope, and compares signatures. Returns why it fails, or undefined when it holds.
+ * Checks a request's SigV4 signature (header-signed as the SDK sends it, or presigned) with the same
+ * verifier as the local S3 endpoint. Returns why it fails, or undefined when it holds.
  */
 export function sigV4Problem(
   method: string,
   url: string,
-  headers: IncomingHttpHeaders,
+  headers: Record<string, string | string[] | undefined>,
   secrets: ReadonlyMap<string, { secretAccessKey: string; sessionToken?: string }>,
 ): string | undefined {
-  const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(
-    String(headers.authorization ?? ''),
-  );
-  if (!auth) return 'not signed with AWS4-HMAC-SHA256 in the Authorization header';
-  const [, accessKeyId, date, region, service, signedHeaders, signature] = auth as unknown as string[];
-  const account = secrets.get(accessKeyId!);
-  if (!account) return `unknown access key ${accessKeyId}`;
-  if (account.sessionToken !== undefined && headers['x-amz-security-token'] !== account.sessionToken) return 'session token missing or wrong';
-  const amzDate = String(headers['x-amz-date'] ?? '');
-  const [path = '/', query = ''] = url.split(/\?(.*)/s);
-  const canonicalQuery = query
-    .split('&')
-    .filter(Boolean)
-    .map((pair) => {
-      const i = pair.indexOf('=');
-      const [k, v] = i < 0 ? [pair, ''] : [pair.slice(0, i), pair.slice(i + 1)];
-      return [rfc3986(decodeURIComponent(k)), rfc3986(decodeURIComponent(v))] as const;
-    })
-    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-  const names = signedHeaders!.split(';');
-  const canonicalHeaders = names.map((n) => `${n}:${String(headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
-  const payloadHash = String(headers['x-amz-content-sha256'] ?? 'UNSIGNED-PAYLOAD');
-  const canonicalRequest = [method, path, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join('\n');
-  const scope = `${date}/${region}/${service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
-  const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${account.secretAccessKey}`, date!), region!), service!), 'aws4_request');
-  const expected = createHmac('sha256', signingKey).update(stringToSign).digest();
-  return timingSafeEqual(expected, Buffer.from(signature!, 'hex')) ? undefined : 'signature does not match';
+  const problem = verifySigV4({ method, url, headers }, (accessKeyId) => secrets.get(accessKeyId));
+  return problem && `${problem.code}: ${problem.message}`;
 }
+
+/**
+ * S3 keeps `.` and `..` key segments literally; s3rver resolves them on its file system (`p/../q` would be
+ * stored, and listed, as `q`). The front stores such segments under an escape (each dot as U+E000) and
+ * maps it back in answers, so keys such as `p/../q` behave as on S3.
+ */
+const ESCAPED_DOT = encodeURIComponent('\uE000');
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+const escapeSegments = (path: string, from: number) =>
+  path
+    .split('/')
+    .map((seg, i) => (i >= from && (safeDecode(seg) === '.' || safeDecode(seg) === '..') ? ESCAPED_DOT.repeat(safeDecode(seg).length) : seg))
+    .join('/');
+
+/** The request line s3rver gets: dot segments of the key, the `prefix` and the copy source escaped. */
+function escapeRequest(url: string): string {
+  const [path = '/', query] = url.split(/\?(.*)/s);
+  const escapedQuery = query
+    ?.split('&')
+    .map((pair) => (pair.startsWith('prefix=') ? `prefix=${escapeSegments(pair.slice('prefix='.length), 0)}` : pair))
+    .join('&');
+  return escapeSegments(path, 2) + (query !== undefined ? `?${escapedQuery}` : '');
+}
+
+const unescapeDots = (text: string) => text.replaceAll('\uE000', '.').replace(/%EE%80%80/gi, '.');
 
 export async function startUserS3(bucket = 'user-bucket', opts: { sessionToken?: string } = {}) {
   const directory = mkdtempSync(path.join(tmpdir(), 'user-s3-'));
@@ -89,7 +88,7 @@ export async function startUserS3(bucket = 'user-bucket', opts: { sessionToken?:
 
   const requests: RecordedS3Request[] = [];
   const front = createServer((req, res) => {
-    const problem = sigV4Problem(req.method ?? '', req.url ?? '/', req.headers, keys);
+    const problem = sigV4Problem(req.method ?? '', req.url ?? '/', req.headersDistinct, keys);
     requests.push({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, signed: problem === undefined });
     if (problem) {
       req.resume();
@@ -100,11 +99,25 @@ export async function startUserS3(bucket = 'user-bucket', opts: { sessionToken?:
       );
       return;
     }
+    const headers = { ...req.headers };
+    const copySource = headers['x-amz-copy-source'];
+    if (typeof copySource === 'string') headers['x-amz-copy-source'] = escapeSegments(copySource, copySource.startsWith('/') ? 2 : 1);
     const upstream = request(
-      { host: '127.0.0.1', port: s3rverPort, method: req.method, path: req.url, headers: req.headers },
+      { host: '127.0.0.1', port: s3rverPort, method: req.method, path: escapeRequest(req.url ?? '/'), headers },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        if (!/xml/i.test(String(answer.headers['content-type'] ?? ''))) {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          const body = Buffer.from(unescapeDots(Buffer.concat(chunks).toString('utf8')), 'utf8');
+          const { 'transfer-encoding': _chunked, ...rest } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, { ...rest, 'content-length': String(body.length) });
+          res.end(body);
+        });
       },
     );
     upstream.on('error', (err) => res.destroy(err));

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '#lib/errors.js';
 import { deriveJobStatus } from '#lib/tasks/model.js';
 import { findCycle, planJob } from '#lib/tasks/plan.js';
-import { HIDDEN, redactPayload } from '#lib/tasks/secrets.js';
+import { HIDDEN } from '#lib/redact.js';
+import { redactPayload } from '#lib/tasks/secrets.js';
 
 function fieldsOf(body: unknown): Record<string, string[]> {
   try {
@@ -27,6 +28,15 @@ describe('job plans', () => {
     const b = plan.tasks.find((t) => t.name === 'b')!;
     expect(b.inputNames).toEqual(['a']);
     expect(b.payload).toMatchObject({ operation: 'export/url', input: ['a'], inline: true, custom_flag: 1 });
+  });
+
+  it('refuses jobs and arguments too large for one stored record, naming the field', () => {
+    const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`t${i}`, { operation: 'import/url', url: 'https://example.com/a' }]));
+    expect(fieldsOf({ tasks: many }).tasks?.[0]).toMatch(/at most 200 tasks/);
+    const big = { tasks: { up: { operation: 'export/upload', input: 'in', url: 'https://example.com/x', headers: { 'x-big': 'y'.repeat(70_000) } }, in: { operation: 'import/url', url: 'https://example.com/a' } } };
+    expect(fieldsOf(big)['tasks.up']?.[0]).toMatch(/arguments take \d+ bytes; at most 65536/);
+    // The content of import/base64 is stored as a file: it may be large.
+    expect(() => planJob({ tasks: { b: { operation: 'import/base64', file: Buffer.alloc(300_000).toString('base64'), filename: 'a.bin' } } })).not.toThrow();
   });
 
   it('refuses a job without tasks under the field tasks', () => {

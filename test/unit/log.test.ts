@@ -8,7 +8,7 @@ describe('structured logs', () => {
     log.info('export', { taskId: 't', payload: { secret_access_key: 'AKIA-very-secret', bucket: 'b' } });
     const entry = JSON.parse(lines[0]!);
     expect(entry).toMatchObject({ level: 'info', msg: 'export', service: 's', requestId: 'r1', taskId: 't' });
-    expect(entry.payload).toEqual({ secret_access_key: '[redacted]', bucket: 'b' });
+    expect(entry.payload).toEqual({ secret_access_key: '[hidden]', bucket: 'b' });
     expect(lines[0]).not.toContain('AKIA-very-secret');
   });
 

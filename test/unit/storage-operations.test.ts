@@ -12,7 +12,8 @@ import { describeGcsError } from '#lib/storage/gcs.js';
 import { contentTypeOf } from '#lib/storage/mime.js';
 import { describeS3Error } from '#lib/storage/s3.js';
 import { planJob, validateTask } from '#lib/tasks/plan.js';
-import { hideSecrets, redactPayload, secretValues } from '#lib/tasks/secrets.js';
+import { hideSecrets, secretValues } from '#lib/redact.js';
+import { redactPayload } from '#lib/tasks/secrets.js';
 
 describe('object names', () => {
   it('formats printf placeholders: %d, zero padding, %%', () => {
@@ -134,7 +135,8 @@ describe('secrets of storage payloads', () => {
       expect(text).not.toContain(v);
     }
     expect(shown.client_email).toBe('sa@p.iam.gserviceaccount.com');
-    expect(shown.headers).toEqual({ Authorization: '[hidden]', 'x-custom': 'visible' });
+    // Headers are an allowlist: a custom header's value is hidden too.
+    expect(shown.headers).toEqual({ Authorization: '[hidden]', 'x-custom': '[hidden]' });
     expect(String(shown.url)).toContain('x-id=PutObject');
   });
 

@@ -52,6 +52,14 @@ const SYSTEM_FLAGS = [
   '--font-render-hinting=none',
 ];
 
+/**
+ * What of this process's environment the browser gets: what it and @sparticuz/chromium's set-up need,
+ * never credentials (AWS_*, keys and tokens stay in this process).
+ */
+const BROWSER_ENV = ['PATH', 'HOME', 'LANG', 'TZ', 'FONTCONFIG_PATH', 'LD_LIBRARY_PATH'];
+const browserEnv = (): Record<string, string> =>
+  Object.fromEntries(BROWSER_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
+
 async function launch(installed: InstalledVersion, config: Config, log: Logger): Promise<Running> {
   const { default: puppeteer } = await import('puppeteer-core');
   const proxy = await startGuardedProxy(policyOf(config), {
@@ -92,6 +100,7 @@ async function launch(installed: InstalledVersion, config: Config, log: Logger):
     browser = await puppeteer.launch({
       executablePath,
       args,
+      env: browserEnv(),
       userDataDir,
       headless: installed.variant === 'system' ? true : 'shell',
       defaultViewport: null,

@@ -1,6 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { ApiKeys } from '../../auth/keys.js';
-import { keyIdOf } from '../../auth/keys.js';
 import { rateHeaders, type RateLimiter } from '../../auth/rate-limit.js';
 import type { Scope } from '../../auth/scopes.js';
 import { ApiError } from '../../errors.js';
@@ -24,6 +23,9 @@ export function bearerToken(headers: Record<string, string>): string | undefined
  * `Authorization: Bearer <key>`: an unknown, revoked or missing key is 401, a key without the
  * route's scope is 403. Authenticated responses carry the key's rate-limit headers; routes that
  * count are refused with 429 and `Retry-After` once the window's allowance is spent.
+ *
+ * The key is verified before the rate counter is touched: a request with no valid key costs one
+ * read and no write, and only a request the key may make (right scope) is counted.
  */
 export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Error, RouteContext> {
   return {
@@ -31,16 +33,13 @@ export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Err
       const http = request.context.http;
       const token = bearerToken(http.headers);
       if (!token) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
-      const keyId = keyIdOf(token);
-      const limiter = opts.limiter();
-      // The key lookup and the rate counter are independent reads: run them together.
-      const [record, rate] = await Promise.all([
-        opts.keys().verify(token),
-        opts.counts ? limiter.consume(keyId) : limiter.peek(keyId),
-      ]);
+      const record = await opts.keys().verify(token);
       if (!record) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
+      const limiter = opts.limiter();
+      const permitted = record.scopes.includes(opts.scope);
+      const rate = opts.counts && permitted ? await limiter.consume(record.keyId) : await limiter.peek(record.keyId);
       Object.assign(request.context.responseHeaders, rateHeaders(rate));
-      if (!record.scopes.includes(opts.scope)) {
+      if (!permitted) {
         throw new ApiError('PERMISSION_DENIED', `This API key lacks the scope ${opts.scope}.`);
       }
       if (!rate.allowed) {

@@ -1,0 +1,97 @@
+/**
+ * File names and folders that come from input (form uploads, Content-Disposition, URL paths, `filename`
+ * arguments, object names under a storage prefix, archive entries) made safe to use as parts of object
+ * keys, file-system paths and `result.files` entries. One rule, used wherever a name is derived from input:
+ *
+ * - `/` and `\` separate segments, also percent-encoded (`%2F`, `%5C`); a file name is the last segment;
+ * - segments that are empty or only dots (`.`, `..`, `...`, also written `%2e`) are dropped, so nothing
+ *   can name a parent folder and nothing starts with `/`;
+ * - control characters (C0, DEL, C1), NUL, line and paragraph separators and bidirectional-text
+ *   controls are removed;
+ * - a segment is cut to 255 UTF-8 bytes (a file name keeps its extension), a folder to 1024 bytes;
+ * - a file name with nothing left becomes `file`.
+ */
+
+export const FALLBACK_FILENAME = 'file';
+const MAX_SEGMENT_BYTES = 255;
+const MAX_DIR_BYTES = 1024;
+
+/** C0 and C1 controls, DEL, line/paragraph separators, bidi marks, embeddings, overrides and isolates. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const ENCODED_SEPARATOR = /%(?:2f|5c)/gi;
+const SEPARATOR = /[/\\]/;
+
+/** Whether a segment names the current or a parent folder (or is nothing at all), also when percent-encoded. */
+function isDotSegment(segment: string): boolean {
+  const plain = segment.replace(/%2e/gi, '.').trim();
+  return plain === '' || /^\.+$/.test(plain);
+}
+
+const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** The longest prefix of `s` of at most `max` UTF-8 bytes, cut between code points. */
+function cutBytes(s: string, max: number): string {
+  if (byteLength(s) <= max) return s;
+  let out = '';
+  let used = 0;
+  for (const ch of s) {
+    const size = byteLength(ch);
+    if (used + size > max) break;
+    out += ch;
+    used += size;
+  }
+  return out;
+}
+
+/** A name cut to the segment limit, its extension (up to 16 bytes) kept. */
+function cutName(name: string, max = MAX_SEGMENT_BYTES): string {
+  if (byteLength(name) <= max) return name;
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 && byteLength(name.slice(dot)) <= 16 ? name.slice(dot) : '';
+  return cutBytes(name.slice(0, name.length - ext.length), max - byteLength(ext)) + ext;
+}
+
+/** The safe segments of a path from input, in order. */
+function segmentsOf(input: string): string[] {
+  return input
+    .replace(UNSAFE_CHARACTERS, '')
+    .replace(ENCODED_SEPARATOR, '/')
+    .split(SEPARATOR)
+    .filter((segment) => !isDotSegment(segment))
+    .map((segment) => cutName(segment));
+}
+
+/** A file name from input: its last safe segment, or `fallback` when nothing is left. */
+export function safeFilename(input: string, fallback = FALLBACK_FILENAME): string {
+  const last = segmentsOf(input).pop();
+  return last ?? fallback;
+}
+
+/** A relative folder from input (`a/b`), or undefined when nothing is left. */
+export function safeDir(input: string | undefined): string | undefined {
+  if (input === undefined) return undefined;
+  const parts: string[] = [];
+  let used = 0;
+  for (const segment of segmentsOf(input)) {
+    const size = byteLength(segment) + (parts.length ? 1 : 0);
+    if (used + size > MAX_DIR_BYTES) break;
+    parts.push(segment);
+    used += size;
+  }
+  return parts.length ? parts.join('/') : undefined;
+}
+
+/** Whether a name is already a safe file name (what `safeFilename` leaves unchanged). */
+export const isSafeFilename = (name: string) => name !== '' && safeFilename(name, '') === name;
+
+/** Whether a folder is already safe (what `safeDir` leaves unchanged). */
+export const isSafeDir = (dir: string) => safeDir(dir) === dir;
+
+/** `name` with `-n` before its extension, still within the length limit. */
+export function numberedName(name: string, n: number): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const suffix = `-${n}${ext}`;
+  return cutBytes(stem, MAX_SEGMENT_BYTES - byteLength(suffix)) + suffix;
+}

@@ -1,0 +1,4 @@
+/** The message of the step queues: the id of a task to run (everything else is read from the store). */
+import * as z from 'zod';
+
+export const stepMessage = z.object({ taskId: z.string().min(1) });

@@ -1,0 +1,263 @@
+/**
+ * Invariants of the generated CloudFormation template that neither `cfn-lint` nor the local platform
+ * checks, and that decide whether the stack deploys and behaves in a real account:
+ *
+ * - every SQS queue a Lambda event source mapping consumes has a VisibilityTimeout of at least 6 × the
+ *   consumer function's Timeout plus the mapping's MaximumBatchingWindowInSeconds (AWS's advice: a
+ *   message must not reappear while a throttled or retried invocation still holds it);
+ * - every queue has a RedrivePolicy with maxReceiveCount ≥ 5 (AWS's advice for Lambda consumers), except
+ *   the dead-letter queues themselves (the targets of some redrive policy);
+ * - every SQS event source mapping has ScalingConfig.MaximumConcurrency (a backlog must not take the
+ *   account's whole concurrency from the HTTP functions);
+ * - every asynchronously invoked function (target of an EventBridge rule or schedule, an EventBridge
+ *   Scheduler schedule, an S3 notification or an SNS subscription) has a failure path. What counts: an
+ *   AWS::Lambda::EventInvokeConfig with DestinationConfig.OnFailure, or a DeadLetterConfig on the
+ *   function: both catch events whose invocations failed after Lambda's own retries. A rule target's
+ *   DeadLetterConfig does not count: it only catches events EventBridge could not hand to Lambda at all
+ *   (permissions, throttling); once Lambda accepted an event, a function error never reaches it;
+ * - every function's zip is at most 250 MB unzipped (Lambda's limit, read from the zips in the artifact
+ *   folder), and every HTTP function's handler bundle is at most 1.5 MB (cold starts).
+ *
+ * Usage: `tsx scripts/ci/check-template.ts [artifact folder, default .serverless]`. Prints a summary
+ * table, then one line per broken invariant naming the resource; exits 1 when any is broken.
+ * MB here is 2^20 bytes: Lambda's 250 MB limit is 262,144,000 bytes.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { unzippedSize } from './zip.js';
+
+type Json = any;
+export interface Template {
+  Resources: Record<string, { Type: string; Properties?: Json }>;
+}
+
+const MB = 1024 * 1024;
+export const LIMITS = {
+  visibilityFactor: 6,
+  minMaxReceiveCount: 5,
+  unzippedBytes: 250 * MB,
+  httpBundleBytes: 1.5 * MB,
+};
+
+export interface FunctionRow {
+  id: string;
+  triggers: string[];
+  timeout: number;
+  memory: number;
+  zipped?: number;
+  unzipped?: number;
+  bundle?: number;
+}
+
+export interface QueueRow {
+  id: string;
+  visibility: number;
+  consumers: string[];
+  needed?: number;
+  maxReceiveCount?: number;
+  deadLetterQueue?: string;
+  maximumConcurrency: string[];
+}
+
+export interface TemplateReport {
+  failures: string[];
+  functions: FunctionRow[];
+  queues: QueueRow[];
+}
+
+/** The logical id a `Ref` or `Fn::GetAtt` points at. */
+function target(value: Json): string | undefined {
+  if (value && typeof value === 'object') {
+    if (typeof value.Ref === 'string') return value.Ref;
+    const att = value['Fn::GetAtt'];
+    if (Array.isArray(att)) return String(att[0]);
+    if (typeof att === 'string') return att.split('.')[0];
+  }
+  return undefined;
+}
+
+const seconds = (value: Json, fallback: number) => (value === undefined ? fallback : Number(value));
+const mb = (bytes?: number) => (bytes === undefined ? '-' : (bytes / MB).toFixed(2));
+
+export async function checkTemplate(template: Template, artifactDir: string): Promise<TemplateReport> {
+  const resources = template.Resources ?? {};
+  const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+  const functionIds = new Set(ofType('AWS::Lambda::Function').map(([id]) => id));
+  const queueIds = new Set(ofType('AWS::SQS::Queue').map(([id]) => id));
+
+  /** A function given as Ref/GetAtt, name or ARN. */
+  const functionOf = (value: Json): string | undefined => {
+    const id = target(value);
+    if (id) return functionIds.has(id) ? id : undefined;
+    if (typeof value !== 'string') return undefined;
+    const name = value.includes(':function:') ? value.split(':function:')[1]!.split(':')[0] : value;
+    return [...functionIds].find((f) => resources[f]!.Properties?.FunctionName === name);
+  };
+  const timeoutOf = (fn: string) => seconds(resources[fn]!.Properties?.Timeout, 3);
+  const redriveOf = (queue: string) => {
+    const policy = resources[queue]!.Properties?.RedrivePolicy;
+    return typeof policy === 'string' ? (JSON.parse(policy) as Json) : policy;
+  };
+
+  const failures: string[] = [];
+  const triggers = new Map<string, string[]>([...functionIds].map((f) => [f, []]));
+  const asyncSources = new Map<string, string[]>();
+  const addAsync = (fn: string | undefined, source: string) => {
+    if (!fn) return;
+    triggers.get(fn)!.push(`async:${source}`);
+    asyncSources.set(fn, [...(asyncSources.get(fn) ?? []), source]);
+  };
+
+  // Queue consumers.
+  const queueRows = new Map<string, QueueRow>();
+  const deadLetterQueues = new Set<string>();
+  for (const id of queueIds) {
+    const redrive = redriveOf(id);
+    const dlq = target(redrive?.deadLetterTargetArn);
+    if (dlq) deadLetterQueues.add(dlq);
+    queueRows.set(id, {
+      id,
+      visibility: seconds(resources[id]!.Properties?.VisibilityTimeout, 30),
+      consumers: [],
+      maxReceiveCount: redrive ? Number(redrive.maxReceiveCount) : undefined,
+      deadLetterQueue: dlq,
+      maximumConcurrency: [],
+    });
+  }
+  for (const [id, mapping] of ofType('AWS::Lambda::EventSourceMapping')) {
+    const props = mapping.Properties ?? {};
+    const queue = target(props.EventSourceArn);
+    const isSqs = (queue && queueIds.has(queue)) || (typeof props.EventSourceArn === 'string' && props.EventSourceArn.includes(':sqs:'));
+    if (!isSqs) continue;
+    const fn = functionOf(props.FunctionName);
+    if (fn) triggers.get(fn)!.push(`sqs:${queue ?? props.EventSourceArn}`);
+    const concurrency = props.ScalingConfig?.MaximumConcurrency;
+    if (concurrency === undefined) failures.push(`${id}: no ScalingConfig.MaximumConcurrency on the SQS event source${fn ? ` of ${fn}` : ''}`);
+    if (!queue || !queueIds.has(queue) || !fn) continue;
+    const row = queueRows.get(queue)!;
+    row.maximumConcurrency.push(concurrency === undefined ? '-' : String(concurrency));
+    const needed = LIMITS.visibilityFactor * timeoutOf(fn) + seconds(props.MaximumBatchingWindowInSeconds, 0);
+    row.consumers.push(`${fn} (${timeoutOf(fn)} s)`);
+    row.needed = Math.max(row.needed ?? 0, needed);
+    if (row.visibility < needed) {
+      failures.push(
+        `${queue}: VisibilityTimeout ${row.visibility} s is below ${LIMITS.visibilityFactor} × ${fn}'s Timeout ${timeoutOf(fn)} s` +
+          `${props.MaximumBatchingWindowInSeconds ? ` + batching window ${props.MaximumBatchingWindowInSeconds} s` : ''} = ${needed} s`,
+      );
+    }
+  }
+  for (const row of queueRows.values()) {
+    if (deadLetterQueues.has(row.id)) continue;
+    if (row.maxReceiveCount === undefined) failures.push(`${row.id}: no RedrivePolicy (no dead-letter queue)`);
+    else if (!(row.maxReceiveCount >= LIMITS.minMaxReceiveCount)) {
+      failures.push(`${row.id}: RedrivePolicy maxReceiveCount ${row.maxReceiveCount} is below ${LIMITS.minMaxReceiveCount}`);
+    }
+  }
+
+  // Asynchronous invocations and their failure paths.
+  for (const [id, rule] of ofType('AWS::Events::Rule')) {
+    const kind = rule.Properties?.ScheduleExpression ? 'schedule' : 'EventBridge rule';
+    for (const t of rule.Properties?.Targets ?? []) addAsync(functionOf(t.Arn), `${kind} ${id}`);
+  }
+  for (const [id, schedule] of ofType('AWS::Scheduler::Schedule')) addAsync(functionOf(schedule.Properties?.Target?.Arn), `schedule ${id}`);
+  for (const [id, bucket] of ofType('AWS::S3::Bucket')) {
+    for (const c of bucket.Properties?.NotificationConfiguration?.LambdaConfigurations ?? []) addAsync(functionOf(c.Function), `S3 notification of ${id}`);
+  }
+  for (const [id, sub] of ofType('AWS::SNS::Subscription')) {
+    if (String(sub.Properties?.Protocol).toLowerCase() === 'lambda') addAsync(functionOf(sub.Properties?.Endpoint), `SNS subscription ${id}`);
+  }
+  for (const [id, topic] of ofType('AWS::SNS::Topic')) {
+    for (const s of topic.Properties?.Subscription ?? []) {
+      if (String(s.Protocol).toLowerCase() === 'lambda') addAsync(functionOf(s.Endpoint), `SNS topic ${id}`);
+    }
+  }
+  const withOnFailure = new Set(
+    ofType('AWS::Lambda::EventInvokeConfig')
+      .filter(([, c]) => c.Properties?.DestinationConfig?.OnFailure?.Destination)
+      .map(([, c]) => functionOf(c.Properties?.FunctionName)),
+  );
+  for (const [fn, sources] of asyncSources) {
+    if (withOnFailure.has(fn) || resources[fn]!.Properties?.DeadLetterConfig?.TargetArn) continue;
+    failures.push(
+      `${fn}: invoked asynchronously (${[...new Set(sources)].join(', ')}) without a failure destination ` +
+        `(an EventInvokeConfig with DestinationConfig.OnFailure, or a DeadLetterConfig)`,
+    );
+  }
+
+  // HTTP functions.
+  const httpFunctions = new Set<string>();
+  for (const [, integration] of ofType('AWS::ApiGatewayV2::Integration')) {
+    const fn = functionOf(integration.Properties?.IntegrationUri);
+    if (fn) httpFunctions.add(fn);
+  }
+  for (const fn of httpFunctions) triggers.get(fn)!.push('http');
+
+  // Artifacts.
+  const rows: FunctionRow[] = [];
+  for (const fn of functionIds) {
+    const props = resources[fn]!.Properties ?? {};
+    const row: FunctionRow = { id: fn, triggers: [...new Set(triggers.get(fn))], timeout: timeoutOf(fn), memory: seconds(props.MemorySize, 128) };
+    rows.push(row);
+    const key: unknown = props.Code?.S3Key;
+    if (typeof key !== 'string') continue;
+    const file = path.join(artifactDir, path.basename(key));
+    if (!(await stat(file).catch(() => undefined))) {
+      failures.push(`${fn}: artifact ${file} not found`);
+      continue;
+    }
+    const zip = await unzippedSize(file);
+    row.zipped = zip.zipped;
+    row.unzipped = zip.unzipped;
+    if (zip.unzipped > LIMITS.unzippedBytes) {
+      failures.push(`${fn}: ${mb(zip.unzipped)} MB unzipped (${path.basename(file)}), above Lambda's ${mb(LIMITS.unzippedBytes)} MB`);
+    }
+    const module = String(props.Handler ?? '').replace(/\.[^./]+$/, '');
+    const bundle = zip.entries.find((e) => ['.js', '.mjs', '.cjs'].some((ext) => e.name === module + ext));
+    row.bundle = bundle?.size;
+    if (httpFunctions.has(fn)) {
+      if (!bundle) failures.push(`${fn}: handler file of ${props.Handler} not found in ${path.basename(file)}`);
+      else if (bundle.size > LIMITS.httpBundleBytes) {
+        failures.push(`${fn}: HTTP handler bundle ${bundle.name} is ${mb(bundle.size)} MB, above ${mb(LIMITS.httpBundleBytes)} MB`);
+      }
+    }
+  }
+  return { failures, functions: rows, queues: [...queueRows.values()] };
+}
+
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+export function formatReport(report: TemplateReport): string {
+  const functions = table(
+    ['function', 'triggers', 'timeout s', 'memory MB', 'zip MB', 'unzipped MB', 'handler MB'],
+    report.functions.map((f) => [f.id, f.triggers.join(' ') || '-', String(f.timeout), String(f.memory), mb(f.zipped), mb(f.unzipped), mb(f.bundle)]),
+  );
+  const queues = table(
+    ['queue', 'visibility s', 'needed s', 'maxReceiveCount', 'dead-letter queue', 'consumers', 'max concurrency'],
+    report.queues.map((q) => [
+      q.id,
+      String(q.visibility),
+      q.needed === undefined ? '-' : String(q.needed),
+      q.maxReceiveCount === undefined ? '-' : String(q.maxReceiveCount),
+      q.deadLetterQueue ?? '-',
+      q.consumers.join(', ') || '-',
+      q.maximumConcurrency.join(', ') || '-',
+    ]),
+  );
+  const verdict = report.failures.length
+    ? `${report.failures.length} broken invariant(s):\n${report.failures.map((f) => `FAIL ${f}`).join('\n')}`
+    : 'all invariants hold';
+  return `${functions}\n\n${queues}\n\n${verdict}`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const dir = process.argv[2] ?? '.serverless';
+  const template = JSON.parse(await readFile(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  const report = await checkTemplate(template, dir);
+  console.log(formatReport(report));
+  process.exitCode = report.failures.length ? 1 : 0;
+}

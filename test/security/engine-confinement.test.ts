@@ -1,0 +1,450 @@
+/**
+ * Class 2 of issue 10: native engines are confined. A tool reaches no network (not even the host's
+ * loopback), no file outside its task's folder, no other process; LibreOffice follows none of the
+ * links a document holds (images, backgrounds, sections, in ODT, flat ODT, DOCX, HTML); ffmpeg reads
+ * no playlist that points elsewhere; tool messages that reach clients hold no temporary paths.
+ *
+ * Everything runs on the real tools. Where bubblewrap or LibreOffice is not installed, the tests
+ * that need them are skipped with the reason in their name (CI installs both: .ci/run).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEngineConfig } from '#lib/config.js';
+import { confinement } from '#lib/engines/confine.js';
+import { EngineRegistry } from '#lib/engines/registry.js';
+import { findExecutable } from '#lib/engines/probe.js';
+import { runTool, withWorkDir } from '#lib/engines/tool.js';
+import type { TaskRecord } from '#lib/tasks/model.js';
+import { colourVideo, zip } from '../fixtures/engine-fixtures.js';
+import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+const BWRAP = findExecutable('bwrap');
+const SOFFICE = findExecutable('soffice');
+const PERL = findExecutable('perl');
+const FFMPEG = findExecutable('ffmpeg');
+const noBwrap = BWRAP ? '' : ' [SKIPPED: bwrap is not installed here; apt-get install bubblewrap]';
+const noOffice = SOFFICE ? noBwrap : ' [SKIPPED: soffice is not installed here; apt-get install libreoffice-writer-nogui]';
+const noFfmpeg = FFMPEG ? '' : ' [SKIPPED: ffmpeg is not installed here; apt-get install ffmpeg]';
+for (const reason of new Set([noBwrap, noOffice, noFfmpeg].filter(Boolean))) console.warn(`engine-confinement:${reason}`);
+
+const SECRET_TEXT = 'TOPSECRET-7f3a9-host-only';
+const CANARY = 'canary-3c1e-host-environment';
+
+let receiver: Receiver;
+/** Outside every work folder: what a tool must not read (a text, an image, a video). */
+let secretDir: string;
+let secretPng: string;
+let secretTxt: string;
+let secretVideo: string;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  secretDir = mkdtempSync(path.join(tmpdir(), 'confinement-secret-'));
+  secretTxt = path.join(secretDir, 'secret.txt');
+  writeFileSync(secretTxt, `${SECRET_TEXT}\n`);
+  secretPng = path.join(secretDir, 'secret.png');
+  // A magenta square: if it shows up in an output, the output holds an image.
+  writeFileSync(secretPng, await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ff00ff' } }).png().toBuffer());
+  secretVideo = path.join(secretDir, 'secret.mp4');
+  if (FFMPEG) writeFileSync(secretVideo, colourVideo());
+  process.env.CONFINE_CANARY = CANARY;
+});
+afterAll(async () => {
+  delete process.env.CONFINE_CANARY;
+  await receiver?.close();
+  rmSync(secretDir, { recursive: true, force: true });
+});
+
+/** Requests the loopback server saw, by path prefix. */
+const seen = (prefix: string) => receiver.requests.filter((r) => r.path.startsWith(prefix)).map((r) => r.path);
+
+describe(`a tool run through runTool (fully confined)${noBwrap}`, () => {
+  const auto = () => confinement(parseEngineConfig({}));
+  /** Runs a Perl one-liner as an engine would: in a fresh work folder under `base`, its output captured. */
+  async function perl(base: string, script: string, ...args: string[]): Promise<string> {
+    return withWorkDir(base, async (dir) => {
+      const { stdout } = await runTool(PERL!, ['-e', script, ...args], {
+        cwd: dir,
+        workDir: dir,
+        confinement: auto(),
+        signal: new AbortController().signal,
+        captureStdout: true,
+      });
+      return stdout;
+    });
+  }
+  let base: string;
+  beforeAll(() => {
+    base = mkdtempSync(path.join(tmpdir(), 'confinement-base-'));
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it.skipIf(!BWRAP || !PERL)('is fully confined on this machine', () => {
+    expect(auto().level).toBe('bwrap');
+  });
+
+  it.skipIf(!BWRAP || !PERL)('cannot connect to a port on the host’s loopback', async () => {
+    const out = await perl(
+      base,
+      'use IO::Socket::INET; my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 3); if ($s) { print $s "GET /from-tool HTTP/1.0\\r\\n\\r\\n"; my $a = <$s>; print "connected" } else { print "refused" }',
+      String(receiver.port),
+    );
+    expect(out).toBe('refused');
+    expect(seen('/from-tool')).toEqual([]);
+  });
+
+  it.skipIf(!BWRAP || !PERL)('cannot read a file outside its folder, nor another task’s folder beside it', async () => {
+    const sibling = path.join(base, 'engine-other-task');
+    mkdirSync(sibling, { recursive: true });
+    writeFileSync(path.join(sibling, 'input.txt'), SECRET_TEXT);
+    const script = 'for my $f (@ARGV) { if (open(my $h, "<", $f)) { local $/; print "read $f: ", <$h>, "\\n" } else { print "unreadable $f\\n" } }';
+    const out = await perl(base, script, secretTxt, path.join(sibling, 'input.txt'), '/etc/passwd', path.join(process.cwd(), 'package.json'));
+    expect(out).not.toContain(SECRET_TEXT);
+    expect(out).not.toContain('read ');
+    expect(out.match(/unreadable/g)).toHaveLength(4);
+  });
+
+  it.skipIf(!BWRAP || !PERL)('cannot write a file outside its folder', async () => {
+    const targets = [path.join(secretDir, 'written-by-tool'), path.join(base, 'written-by-tool'), path.join(tmpdir(), `written-by-tool-${process.pid}`)];
+    await perl(base, 'for my $f (@ARGV) { if (open(my $h, ">", $f)) { print $h "x"; close $h } }', ...targets);
+    for (const target of targets) expect(existsSync(target), target).toBe(false);
+  });
+
+  it.skipIf(!BWRAP || !PERL)('sees no host process and none of the host’s environment', async () => {
+    const out = await perl(
+      base,
+      'opendir(my $d, "/proc"); my @pids = grep { /^\\d+$/ } readdir($d); print "pids: @pids\\n"; for my $p (@pids, $ARGV[0]) { if (open(my $h, "<", "/proc/$p/environ")) { local $/; print <$h>, "\\n" } } print join("\\n", map { "$_=$ENV{$_}" } sort keys %ENV);',
+      String(process.pid),
+    );
+    expect(out).not.toContain(CANARY);
+    // Only the sandbox's own few processes: bubblewrap's init and the tool.
+    const pids = /pids: ([\d ]*)/.exec(out)![1]!.trim().split(' ');
+    expect(pids.length).toBeLessThanOrEqual(3);
+    expect(pids).not.toContain(String(process.pid));
+  });
+
+  it.skipIf(!PERL || !findExecutable('unshare'))('with only a network namespace (ENGINE_CONFINEMENT=unshare) cannot connect to the host’s loopback either', async () => {
+    const out = await withWorkDir(base, async (dir) => {
+      const { stdout } = await runTool(
+        PERL!,
+        ['-e', 'use IO::Socket::INET; print IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 3) ? "connected" : "refused"', String(receiver.port)],
+        { cwd: dir, workDir: dir, confinement: confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'unshare' })), signal: new AbortController().signal, captureStdout: true },
+      );
+      return stdout;
+    });
+    expect(out).toBe('refused');
+  });
+
+  it.skipIf(!PERL)('gets no AWS credentials or other secrets from the environment', async () => {
+    process.env.AWS_SECRET_ACCESS_KEY = CANARY;
+    process.env.AWS_SESSION_TOKEN = CANARY;
+    try {
+      const out = await perl(base, 'print join("\\n", map { "$_=$ENV{$_}" } sort keys %ENV)');
+      expect(out).not.toContain(CANARY);
+      expect(out).not.toMatch(/^AWS_/m);
+    } finally {
+      delete process.env.AWS_SECRET_ACCESS_KEY;
+      delete process.env.AWS_SESSION_TOKEN;
+    }
+  });
+});
+
+describe('which engines are offered at which confinement', () => {
+  const absent = { BWRAP_PATH: '/nonexistent/bwrap', UNSHARE_PATH: '/nonexistent/unshare' };
+  const tools = { SOFFICE_PATH: SOFFICE ?? 'soffice', FFMPEG_PATH: FFMPEG ?? 'ffmpeg' };
+  const registry = (env: Record<string, string>) => new EngineRegistry(parseEngineConfig({ ...tools, ...env }));
+
+  it.skipIf(!SOFFICE)('does not offer LibreOffice without full confinement, and says how to get it', () => {
+    const r = registry(absent);
+    expect(confinement(parseEngineConfig(absent)).level).toBe('none');
+    expect(r.isAvailable('libreoffice')).toBe(false);
+    expect(r.installation('libreoffice').missing).toMatch(/apt-get install bubblewrap/);
+    expect(r.installation('libreoffice').missing).toMatch(/ENGINE_CONFINEMENT/);
+    expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf' })).not.toEqual([]);
+    // The other engines run with what there is.
+    if (FFMPEG) expect(r.isAvailable('ffmpeg')).toBe(true);
+  });
+
+  it.skipIf(!SOFFICE || !findExecutable('unshare'))('does not offer LibreOffice with only a network namespace (unshare) either', () => {
+    const env = { BWRAP_PATH: '/nonexistent/bwrap' };
+    expect(confinement(parseEngineConfig(env)).level).toBe('unshare');
+    expect(registry(env).isAvailable('libreoffice')).toBe(false);
+  });
+
+  it.skipIf(!SOFFICE)('offers LibreOffice when the operator says the platform confines it, or opts out explicitly', () => {
+    expect(registry({ ...absent, ENGINE_CONFINEMENT: 'platform' }).isAvailable('libreoffice')).toBe(true);
+    expect(registry({ ...absent, ENGINE_CONFINEMENT: 'none' }).isAvailable('libreoffice')).toBe(true);
+  });
+
+  it('makes every native engine unavailable when the confinement asked for cannot be had, naming the setting', () => {
+    const r = registry({ ...absent, ENGINE_CONFINEMENT: 'bwrap' });
+    for (const engine of ['ffmpeg', 'ghostscript', 'qpdf', 'libreoffice', 'exiftool']) {
+      expect(r.isAvailable(engine), engine).toBe(false);
+      expect(r.installation(engine).missing, engine).toMatch(/ENGINE_CONFINEMENT=bwrap/);
+    }
+    expect(r.isAvailable('sharp')).toBe(true);
+  });
+
+  it.skipIf(!SOFFICE || !BWRAP)('offers LibreOffice where bubblewrap works', () => {
+    expect(confinement(parseEngineConfig({})).level).toBe('bwrap');
+    expect(registry({}).isAvailable('libreoffice')).toBe(true);
+  });
+});
+
+/** The image XObjects of a PDF (a linked image that got fetched or read ends up as one). */
+async function pdfImages(bytes: Buffer): Promise<number> {
+  const doc = await PDFDocument.load(bytes);
+  let images = 0;
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (object instanceof PDFRawStream && object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) images++;
+  }
+  return images;
+}
+
+const xml = '<?xml version="1.0" encoding="UTF-8"?>';
+const ODF_NS =
+  'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
+  'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xmlns:fo="urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0" ' +
+  'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:xlink="http://www.w3.org/1999/xlink" ' +
+  'xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" xmlns:config="urn:oasis:names:tc:opendocument:xmlns:config:1.0"';
+const odfImage = (href: string) =>
+  `<text:p><draw:frame draw:name="${href.length}" text:anchor-type="as-char" svg:width="5cm" svg:height="5cm"><draw:image xlink:href="${href}" xlink:type="simple" xlink:show="embed" xlink:actuate="onLoad"/></draw:frame></text:p>`;
+const odfBackground = (name: string, href: string) =>
+  `<style:style style:name="${name}" style:family="paragraph"><style:paragraph-properties fo:min-height="4cm"><style:background-image xlink:href="${href}" xlink:type="simple" xlink:actuate="onLoad" style:repeat="stretch"/></style:paragraph-properties></style:style>`;
+
+/** A zipped ODT: `body` in office:text, `styles` as automatic styles, links updated on load when the document asks. */
+function odt(body: string, styles = ''): Promise<Buffer> {
+  return zip(
+    {
+      mimetype: 'application/vnd.oasis.opendocument.text',
+      'META-INF/manifest.xml':
+        `${xml}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">` +
+        '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
+        '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>' +
+        '<manifest:file-entry manifest:full-path="settings.xml" manifest:media-type="text/xml"/></manifest:manifest>',
+      // LinkUpdateMode 2: "always update links" (the document's own request).
+      'settings.xml':
+        `${xml}<office:document-settings ${ODF_NS} office:version="1.2"><office:settings><config:config-item-set config:name="ooo:configuration-settings">` +
+        '<config:config-item config:name="LinkUpdateMode" config:type="short">2</config:config-item></config:config-item-set></office:settings></office:document-settings>',
+      'content.xml':
+        `${xml}<office:document-content ${ODF_NS} office:version="1.2"><office:automatic-styles>${styles}</office:automatic-styles>` +
+        `<office:body><office:text><text:p>Before the links</text:p>${body}<text:p>After the links</text:p></office:text></office:body></office:document-content>`,
+    },
+    ['mimetype'],
+  );
+}
+
+/** A DOCX whose pictures are external relationships (`TargetMode="External"`), one per target. */
+function docxLinkingImages(targets: string[]): Promise<Buffer> {
+  const picture = (i: number) =>
+    `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="1800000" cy="1800000"/><wp:docPr id="${i + 1}" name="Picture ${i + 1}"/>` +
+    '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic>' +
+    `<pic:nvPicPr><pic:cNvPr id="${i + 1}" name="img${i}"/><pic:cNvPicPr/></pic:nvPicPr>` +
+    `<pic:blipFill><a:blip r:link="rIdImg${i}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="1800000" cy="1800000"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr>' +
+    '</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
+  const rels = targets
+    .map(
+      (target, i) =>
+        `<Relationship Id="rIdImg${i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${target}" TargetMode="External"/>`,
+    )
+    .join('');
+  const run = (text: string) => `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`;
+  return zip({
+    '[Content_Types].xml':
+      `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
+      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    '_rels/.rels':
+      `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+    'word/_rels/document.xml.rels': `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
+    'word/document.xml':
+      `${xml}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ` +
+      'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
+      'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+      `<w:body>${run('Before the links')}${targets.map((_, i) => picture(i)).join('')}${run('After the links')}</w:body></w:document>`,
+  });
+}
+
+describe(`LibreOffice follows none of a document’s links${noOffice}`, () => {
+  let h: Harness;
+  let out: string;
+  let t: Record<string, TaskRecord>;
+  const fileUrl = (file: string) => `file://${file}`;
+
+  beforeAll(async () => {
+    if (!SOFFICE || !BWRAP) return;
+    h = await startEngineHarness();
+    out = mkdtempSync(path.join(tmpdir(), 'confinement-out-'));
+    const url = (p: string) => `${receiver.url}${p}`;
+    const convert = (input: string) => ({ operation: 'convert', input, output_format: 'pdf' });
+    t = await h.run({
+      docx: base64(await docxLinkingImages([url('/docx/image.png'), fileUrl(secretPng)]), 'external.docx'),
+      docxPdf: convert('docx'),
+      odt: base64(
+        await odt(`${odfImage(url('/odt/image.png'))}${odfImage(fileUrl(secretPng))}<text:p text:style-name="BgHttp">Background over http</text:p><text:p text:style-name="BgFile">Background from a file</text:p>`, odfBackground('BgHttp', url('/odt/background.png')) + odfBackground('BgFile', fileUrl(secretPng))),
+        'linked.odt',
+      ),
+      odtPdf: convert('odt'),
+      // A flat (single XML file) ODT is read whatever the name says.
+      flat: base64(
+        Buffer.from(
+          `${xml}<office:document ${ODF_NS} office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text>` +
+            `<text:p>Before the links</text:p>${odfImage(url('/flat/image.png'))}${odfImage(fileUrl(secretPng))}<text:p>After the links</text:p></office:text></office:body></office:document>`,
+        ),
+        'flat.odt',
+      ),
+      flatPdf: convert('flat'),
+      // HTML is read as HTML whatever the name says.
+      html: base64(
+        Buffer.from(
+          `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Links</title></head><body><h1>Linked page</h1><p>Before the links</p>` +
+            `<p><img src="${url('/html/image.png')}" width="100" height="100"></p><p><img src="${fileUrl(secretPng)}" width="100" height="100"></p><p>After the links</p></body></html>\n`,
+        ),
+        'page.docx',
+      ),
+      htmlPdf: convert('html'),
+      // Linked sections: a text file and a web page inserted as the document's own text.
+      section: base64(
+        await odt(
+          `<text:section text:name="FromFile"><text:section-source xlink:href="${fileUrl(secretTxt)}" text:filter-name="Text" xlink:type="simple"/></text:section>` +
+            `<text:section text:name="FromWeb"><text:section-source xlink:href="${url('/section/page.html')}" text:filter-name="HTML (StarWriter)" xlink:type="simple"/></text:section>`,
+        ),
+        'sections.odt',
+      ),
+      sectionPdf: convert('section'),
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await h?.close();
+    if (out) rmSync(out, { recursive: true, force: true });
+  });
+
+  /** Checks one converted document: converted, nothing fetched, no image and no secret in it. */
+  async function expectNothingLinked(task: TaskRecord, prefix: string) {
+    expect(task, JSON.stringify({ status: task.status, message: task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
+    expect(seen(prefix)).toEqual([]);
+    const pdf = await h.file(task);
+    expect(await pdfImages(pdf)).toBe(0);
+    expect(pdf.includes(SECRET_TEXT)).toBe(false);
+    const text = execFileSync('pdftotext', [await h.saveTo(out, task), '-'], { encoding: 'utf8' });
+    expect(text).toContain('After the links');
+    expect(text).not.toContain(SECRET_TEXT);
+  }
+
+  it.skipIf(!SOFFICE || !BWRAP)('DOCX: external image relationships to the loopback and to file:// are neither fetched nor embedded', async () => {
+    await expectNothingLinked(t.docxPdf!, '/docx/');
+  });
+
+  it.skipIf(!SOFFICE || !BWRAP)('ODT: linked images and paragraph background images (http and file://) are neither fetched nor embedded', async () => {
+    await expectNothingLinked(t.odtPdf!, '/odt/');
+  });
+
+  it.skipIf(!SOFFICE || !BWRAP)('flat ODT XML in an .odt: linked images are neither fetched nor embedded', async () => {
+    await expectNothingLinked(t.flatPdf!, '/flat/');
+  });
+
+  it.skipIf(!SOFFICE || !BWRAP)('HTML in a .docx: <img> sources on the loopback and file:// are neither fetched nor embedded', async () => {
+    await expectNothingLinked(t.htmlPdf!, '/html/');
+  });
+
+  it.skipIf(!SOFFICE || !BWRAP)('linked sections (a local text file, a web page) do not pull their text in', async () => {
+    await expectNothingLinked(t.sectionPdf!, '/section/');
+  });
+
+  it.skipIf(!SOFFICE || !BWRAP)('leaves nothing behind outside the work folders: no shared profile, no other file', () => {
+    expect(readdirSync(h.config.ENGINE_TMP_DIR)).toEqual([]);
+    expect(readdirSync(secretDir).sort()).toEqual(['secret.mp4', 'secret.png', 'secret.txt'].filter((f) => f !== 'secret.mp4' || FFMPEG));
+  });
+});
+
+describe(`ffmpeg reads no playlist that points elsewhere${noFfmpeg}`, () => {
+  let h: Harness;
+  let t: Record<string, TaskRecord>;
+  beforeAll(async () => {
+    if (!FFMPEG) return;
+    h = await startEngineHarness();
+    // The relative way from an input in a work folder (<ENGINE_TMP_DIR>/engine-x/in/) to the secret video.
+    const relative = path.relative(path.join(h.config.ENGINE_TMP_DIR, 'engine-x', 'in'), secretVideo);
+    const hls = (segment: string) => Buffer.from(`#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\n${segment}\n#EXT-X-ENDLIST\n`);
+    const concat = (file: string) => Buffer.from(`ffconcat version 1.0\nfile '${file}'\n`);
+    const thumb = (input: string) => ({ operation: 'thumbnail', input, output_format: 'png' });
+    t = await h.run({
+      hlsHttp: base64(hls(`${receiver.url}/hls/segment.ts`), 'playlist.mp4'),
+      hlsHttpThumb: thumb('hlsHttp'),
+      hlsFile: base64(hls(`file://${secretVideo}`), 'playlist-file.mp4'),
+      hlsFileThumb: thumb('hlsFile'),
+      hlsRelative: base64(hls(relative), 'playlist-relative.mkv'),
+      hlsRelativeThumb: thumb('hlsRelative'),
+      concatHttp: base64(concat(`${receiver.url}/concat/clip.mp4`), 'list.mkv'),
+      concatHttpConvert: { operation: 'convert', input: 'concatHttp', output_format: 'webm' },
+      concatFile: base64(concat(secretVideo), 'list-file.mov'),
+      concatFileConvert: { operation: 'convert', input: 'concatFile', output_format: 'mp4' },
+    });
+  }, 600_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** The task failed with a message that names no path of this machine. */
+  function expectCleanFailure(task: TaskRecord) {
+    expect(task, JSON.stringify({ status: task.status, message: task.message })).toMatchObject({ status: 'error', code: 'CONVERSION_FAILED' });
+    expect(task.message).not.toContain('/');
+    expect(task.message).not.toContain(secretDir);
+    expect(task.message).not.toContain(h.config.ENGINE_TMP_DIR);
+    expect(task.message).toMatch(/failed \(exit code \d+\)/);
+  }
+
+  it.skipIf(!FFMPEG)('an HLS playlist naming a loopback URL: no request, a clean failure', () => {
+    expect(seen('/hls/')).toEqual([]);
+    expectCleanFailure(t.hlsHttpThumb!);
+  });
+
+  it.skipIf(!FFMPEG)('an HLS playlist naming a local file outside the folder, by file:// or by ../: not read', () => {
+    expectCleanFailure(t.hlsFileThumb!);
+    expectCleanFailure(t.hlsRelativeThumb!);
+  });
+
+  it.skipIf(!FFMPEG)('a concat list naming a loopback URL or a local file: no request, not read', () => {
+    expect(seen('/concat/')).toEqual([]);
+    expectCleanFailure(t.concatHttpConvert!);
+    expectCleanFailure(t.concatFileConvert!);
+  });
+});
+
+describe(`exiftool writes nothing outside its folder${noBwrap}`, () => {
+  let h: Harness;
+  beforeAll(async () => {
+    if (!BWRAP) return;
+    h = await startEngineHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it.skipIf(!BWRAP)('a tag that makes exiftool create a link or move the file elsewhere leaves the host untouched', async () => {
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } }).png().toBuffer();
+    const targets = [path.join(secretDir, 'linked.png'), path.join(h.config.ENGINE_TMP_DIR, 'moved.png'), path.join(tmpdir(), `exif-moved-${process.pid}.png`)];
+    const tasks: Record<string, Record<string, unknown>> = { img: base64(png, 'tiny.png') };
+    for (const [i, target] of targets.entries()) {
+      tasks[`hard${i}`] = { operation: 'metadata/write', input: 'img', metadata: { HardLink: target } };
+      tasks[`move${i}`] = { operation: 'metadata/write', input: 'img', metadata: { FileName: target } };
+    }
+    try {
+      await h.run(tasks);
+    } catch {
+      // Refused at creation (a tag allowlist): just as good.
+    }
+    for (const target of targets) expect(existsSync(target), target).toBe(false);
+    expect(readdirSync(h.config.ENGINE_TMP_DIR)).toEqual([]);
+    expect(readFileSync(secretTxt, 'utf8')).toContain(SECRET_TEXT);
+    expect(execFileSync('ls', [secretDir], { encoding: 'utf8' })).not.toContain('linked');
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * The CI invariant checker (scripts/ci/check-template.ts) on small synthetic templates: each invariant
+ * broken once gives one failure naming the resource; the good template passes. Zips are real archives
+ * made with archiver in a temporary folder.
+ */
+import { ZipArchive } from 'archiver';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, readlink, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkTemplate, type Template } from '../../scripts/ci/check-template.js';
+import { extractZip, readZipEntries } from '../../scripts/ci/zip.js';
+
+let dir: string;
+const MB = 1024 * 1024;
+
+type Entry = { name: string; data?: Buffer | string | (() => Readable); mode?: number; symlink?: string };
+async function writeZip(file: string, entries: Entry[]) {
+  const archive = new ZipArchive({ zlib: { level: 1 } });
+  const done = pipeline(archive, createWriteStream(file));
+  for (const e of entries) {
+    if (e.symlink) archive.symlink(e.name, e.symlink, 0o777);
+    else archive.append(typeof e.data === 'function' ? e.data() : (e.data ?? ''), { name: e.name, mode: e.mode });
+  }
+  await archive.finalize();
+  await done;
+}
+
+const zeros = (bytes: number) => () =>
+  Readable.from(
+    (function* () {
+      const chunk = Buffer.alloc(MB);
+      for (let left = bytes; left > 0; left -= MB) yield left >= MB ? chunk : chunk.subarray(0, left);
+    })(),
+  );
+
+const getAtt = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+/** A queue with its DLQ and consumer, an HTTP function, an EventBridge-invoked function with a failure destination. */
+function goodTemplate(): Template & { Resources: Record<string, { Type: string; Properties: any }> } {
+  return {
+    Resources: {
+      WorkQueue: {
+        Type: 'AWS::SQS::Queue',
+        Properties: { VisibilityTimeout: 600, RedrivePolicy: { deadLetterTargetArn: getAtt('WorkDlq'), maxReceiveCount: 5 } },
+      },
+      WorkDlq: { Type: 'AWS::SQS::Queue', Properties: { MessageRetentionPeriod: 1209600 } },
+      WorkerFunction: {
+        Type: 'AWS::Lambda::Function',
+        Properties: { FunctionName: 'svc-worker', Handler: 'functions/worker.handler', Timeout: 100, Code: { S3Key: 'deploy/worker.zip' } },
+      },
+      WorkerMapping: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: { EventSourceArn: getAtt('WorkQueue'), FunctionName: getAtt('WorkerFunction'), BatchSize: 1, ScalingConfig: { MaximumConcurrency: 2 } },
+      },
+      ApiFunction: {
+        Type: 'AWS::Lambda::Function',
+        Properties: { Handler: 'functions/api.handler', Timeout: 29, Code: { S3Key: 'deploy/api.zip' } },
+      },
+      ApiIntegration: { Type: 'AWS::ApiGatewayV2::Integration', Properties: { IntegrationType: 'AWS_PROXY', IntegrationUri: getAtt('ApiFunction') } },
+      UploadFunction: {
+        Type: 'AWS::Lambda::Function',
+        Properties: { FunctionName: 'svc-upload', Handler: 'functions/upload.handler', Timeout: 120, Code: { S3Key: 'deploy/upload.zip' } },
+      },
+      UploadRule: {
+        Type: 'AWS::Events::Rule',
+        Properties: { EventPattern: { source: ['aws.s3'] }, Targets: [{ Arn: getAtt('UploadFunction'), Id: 'upload' }] },
+      },
+      UploadInvokeConfig: {
+        Type: 'AWS::Lambda::EventInvokeConfig',
+        Properties: { FunctionName: { Ref: 'UploadFunction' }, Qualifier: '$LATEST', DestinationConfig: { OnFailure: { Destination: getAtt('WorkDlq') } } },
+      },
+    },
+  };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'ci-template-check-'));
+  await writeZip(path.join(dir, 'worker.zip'), [{ name: 'functions/worker.cjs', data: zeros(2 * MB) }]);
+  await writeZip(path.join(dir, 'api.zip'), [
+    { name: 'functions/api.cjs', data: 'exports.handler = async () => ({ statusCode: 200 });' },
+    { name: 'functions/api.cjs.map', data: zeros(3 * MB) },
+  ]);
+  await writeZip(path.join(dir, 'upload.zip'), [{ name: 'functions/upload.cjs', data: 'exports.handler = async () => {};' }]);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('check-template', () => {
+  it('passes a template that keeps every invariant (an HTTP handler under 1.5 MB beside a larger source map, a 2 MB consumer bundle)', async () => {
+    const report = await checkTemplate(goodTemplate(), dir);
+    expect(report.failures).toEqual([]);
+    expect(report.functions.find((f) => f.id === 'ApiFunction')).toMatchObject({ triggers: ['http'] });
+    expect(report.functions.find((f) => f.id === 'WorkerFunction')).toMatchObject({ triggers: ['sqs:WorkQueue'], bundle: 2 * MB });
+    expect(report.queues.find((q) => q.id === 'WorkQueue')).toMatchObject({ needed: 600, maxReceiveCount: 5, deadLetterQueue: 'WorkDlq' });
+  });
+
+  it('fails a visibility timeout below 6 × the consumer timeout, naming queue and function', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkQueue!.Properties.VisibilityTimeout = 180;
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual(["WorkQueue: VisibilityTimeout 180 s is below 6 × WorkerFunction's Timeout 100 s = 600 s"]);
+  });
+
+  it('adds the batching window to what the queue needs, and finds the consumer by function name too', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkerMapping!.Properties.MaximumBatchingWindowInSeconds = 10;
+    t.Resources.WorkerMapping!.Properties.FunctionName = 'svc-worker';
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual(["WorkQueue: VisibilityTimeout 600 s is below 6 × WorkerFunction's Timeout 100 s + batching window 10 s = 610 s"]);
+  });
+
+  it('checks a dead-letter queue that a function consumes like any consumed queue (default visibility 30 s)', async () => {
+    const t = goodTemplate();
+    t.Resources.DlqMapping = {
+      Type: 'AWS::Lambda::EventSourceMapping',
+      Properties: { EventSourceArn: getAtt('WorkDlq'), FunctionName: { Ref: 'UploadFunction' }, ScalingConfig: { MaximumConcurrency: 2 } },
+    };
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual(["WorkDlq: VisibilityTimeout 30 s is below 6 × UploadFunction's Timeout 120 s = 720 s"]);
+  });
+
+  it('fails a queue without a redrive policy, but not the dead-letter queue', async () => {
+    const t = goodTemplate();
+    delete t.Resources.WorkQueue!.Properties.RedrivePolicy;
+    t.Resources.OtherDlq = { Type: 'AWS::SQS::Queue', Properties: {} };
+    t.Resources.Other = { Type: 'AWS::SQS::Queue', Properties: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: getAtt('OtherDlq'), maxReceiveCount: 7 }) } };
+    const { failures } = await checkTemplate(t, dir);
+    // WorkDlq is no longer anybody's dead-letter queue: it needs a redrive policy of its own.
+    expect(failures.sort()).toEqual(['WorkDlq: no RedrivePolicy (no dead-letter queue)', 'WorkQueue: no RedrivePolicy (no dead-letter queue)']);
+  });
+
+  it('fails maxReceiveCount below 5', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkQueue!.Properties.RedrivePolicy.maxReceiveCount = 3;
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual(['WorkQueue: RedrivePolicy maxReceiveCount 3 is below 5']);
+  });
+
+  it('fails an SQS event source without MaximumConcurrency', async () => {
+    const t = goodTemplate();
+    delete t.Resources.WorkerMapping!.Properties.ScalingConfig;
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual(['WorkerMapping: no ScalingConfig.MaximumConcurrency on the SQS event source of WorkerFunction']);
+  });
+
+  it('fails an EventBridge-invoked function without a failure destination; a rule target DLQ is not enough', async () => {
+    const t = goodTemplate();
+    delete t.Resources.UploadInvokeConfig;
+    t.Resources.UploadRule!.Properties.Targets[0].DeadLetterConfig = { Arn: getAtt('WorkDlq') };
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual([
+      'UploadFunction: invoked asynchronously (EventBridge rule UploadRule) without a failure destination (an EventInvokeConfig with DestinationConfig.OnFailure, or a DeadLetterConfig)',
+    ]);
+  });
+
+  it('accepts a DeadLetterConfig on the function as its failure path', async () => {
+    const t = goodTemplate();
+    delete t.Resources.UploadInvokeConfig;
+    t.Resources.UploadFunction!.Properties.DeadLetterConfig = { TargetArn: getAtt('WorkDlq') };
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('counts schedules, S3 notifications and SNS subscriptions as asynchronous invocations', async () => {
+    const t = goodTemplate();
+    t.Resources.Tick = { Type: 'AWS::Events::Rule', Properties: { ScheduleExpression: 'rate(5 minutes)', Targets: [{ Arn: getAtt('ApiFunction'), Id: 't' }] } };
+    t.Resources.Bucket = {
+      Type: 'AWS::S3::Bucket',
+      Properties: { NotificationConfiguration: { LambdaConfigurations: [{ Event: 's3:ObjectCreated:*', Function: getAtt('WorkerFunction') }] } },
+    };
+    t.Resources.Sub = { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'lambda', Endpoint: 'arn:aws:lambda:us-east-1:1:function:svc-upload', TopicArn: 'x' } };
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures.map((f) => f.split(':')[0]).sort()).toEqual(['ApiFunction', 'WorkerFunction']);
+    expect(failures.join('\n')).toContain('schedule Tick');
+    expect(failures.join('\n')).toContain('S3 notification of Bucket');
+  });
+
+  it('fails an artifact over 250 MB unzipped, and a missing one', async () => {
+    await writeZip(path.join(dir, 'big.zip'), [
+      { name: 'functions/upload.cjs', data: 'exports.handler = async () => {};' },
+      { name: 'node_modules/huge/blob.bin', data: zeros(251 * MB) },
+    ]);
+    const t = goodTemplate();
+    t.Resources.UploadFunction!.Properties.Code.S3Key = 'deploy/big.zip';
+    t.Resources.ApiFunction!.Properties.Code.S3Key = 'deploy/gone.zip';
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual([
+      `ApiFunction: artifact ${path.join(dir, 'gone.zip')} not found`,
+      "UploadFunction: 251.00 MB unzipped (big.zip), above Lambda's 250.00 MB",
+    ]);
+  });
+
+  it('fails an HTTP handler bundle over 1.5 MB (a consumer bundle of 2 MB is fine)', async () => {
+    await writeZip(path.join(dir, 'fat-api.zip'), [{ name: 'functions/api.cjs', data: zeros(1.6 * MB) }]);
+    const t = goodTemplate();
+    t.Resources.ApiFunction!.Properties.Code.S3Key = 'deploy/fat-api.zip';
+    const { failures } = await checkTemplate(t, dir);
+    expect(failures).toEqual(['ApiFunction: HTTP handler bundle functions/api.cjs is 1.60 MB, above 1.50 MB']);
+  });
+});
+
+describe('the zip reader', () => {
+  it('reads sizes and modes from the central directory and extracts files, executables and links as Lambda would', async () => {
+    const file = path.join(dir, 'modes.zip');
+    await writeZip(file, [
+      { name: 'bin/tool', data: '#!/bin/sh\necho hi\n', mode: 0o755 },
+      { name: 'lib/data.txt', data: 'x'.repeat(10_000), mode: 0o644 },
+      { name: 'lib/link', symlink: 'data.txt' },
+    ]);
+    const entries = readZipEntries(await readFile(file));
+    expect(entries.map((e) => [e.name, e.size])).toEqual([
+      ['bin/tool', 18],
+      ['lib/data.txt', 10_000],
+      ['lib/link', 8],
+    ]);
+    const out = path.join(dir, 'modes');
+    expect(await extractZip(file, out)).toEqual({ files: 2, bytes: 10_018 });
+    expect((await stat(path.join(out, 'bin/tool'))).mode & 0o777).toBe(0o755);
+    expect((await stat(path.join(out, 'lib/data.txt'))).mode & 0o777).toBe(0o644);
+    expect(await readlink(path.join(out, 'lib/link'))).toBe('data.txt');
+    expect(await readFile(path.join(out, 'lib/link'), 'utf8')).toBe('x'.repeat(10_000));
+  });
+
+  it('refuses a file that is not a zip', () => {
+    expect(() => readZipEntries(Buffer.from('not a zip at all, just some text that is long enough'))).toThrow(/not a zip/);
+  });
+});
