@@ -40,10 +40,13 @@ async function exiftool(call: EngineCall, args: string[]): Promise<{ stdout: str
 /** Tags that describe where the engine saw the file, not the file itself. */
 const LOCAL_TAGS = new Set(['SourceFile', 'Directory', 'FilePermissions', 'FileAccessDate', 'FileInodeChangeDate', 'FileModifyDate', 'ExifToolVersion', 'errors', 'warnings']);
 
-/** metadata: every tag exiftool reads, by its name (`{ "ImageWidth": 640, "Title": "…" }`). */
+/**
+ * metadata: every tag exiftool reads, by its name (`{ "ImageWidth": 640, "Title": "…" }`). Read with
+ * the MWG composite tags, as metadata/write writes them: `Keywords` is the list that was written.
+ */
 export async function readMetadata(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
-  const { stdout } = await exiftool(call, ['-struct', '-json', input!.path]);
+  const { stdout } = await exiftool(call, ['-charset', 'filename=utf8', '-struct', '-use', 'MWG', '-json', input!.path]);
   let raw: Record<string, unknown>;
   try {
     raw = (JSON.parse(stdout) as Array<Record<string, unknown>>)[0] ?? {};

@@ -16,7 +16,12 @@
  *   DeadLetterConfig does not count: it only catches events EventBridge could not hand to Lambda at all
  *   (permissions, throttling); once Lambda accepted an event, a function error never reaches it;
  * - every function's zip is at most 250 MB unzipped (Lambda's limit, read from the zips in the artifact
- *   folder), and every HTTP function's handler bundle is at most 1.5 MB (cold starts).
+ *   folder), and every HTTP function's handler bundle is at most 1.5 MB (cold starts);
+ * - every function serving the Google APIs (`/v1/…`, `/v2beta/…`) enforces authentication
+ *   (GOOGLE_AUTH_MODE=enforced): a deployed stage is open only when the operator says so;
+ * - every function that runs tasks stops them (TASK_MAX_SECONDS) before its own Timeout;
+ * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
+ *   function's architecture, whatever machine packaged them.
  *
  * Usage: `tsx scripts/ci/check-template.ts [artifact folder, default .serverless]`. Prints a summary
  * table, then one line per broken invariant naming the resource; exits 1 when any is broken.
@@ -193,6 +198,28 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
   }
   for (const fn of httpFunctions) triggers.get(fn)!.push('http');
 
+  // Settings that decide how a deployed stage behaves.
+  const integrations = new Map(ofType('AWS::ApiGatewayV2::Integration').map(([id, i]) => [id, functionOf(i.Properties?.IntegrationUri)]));
+  const googleFunctions = new Set<string>();
+  for (const [, route] of ofType('AWS::ApiGatewayV2::Route')) {
+    const routePath = String(route.Properties?.RouteKey ?? '').split(' ')[1] ?? '';
+    const targetText = JSON.stringify(route.Properties?.Target ?? '');
+    const integration = [...integrations.keys()].find((id) => targetText.includes(`{"Ref":"${id}"}`));
+    const fn = integration ? integrations.get(integration) : undefined;
+    if (fn && (routePath.startsWith('/v1/') || routePath.startsWith('/v2beta/'))) googleFunctions.add(fn);
+  }
+  for (const fn of googleFunctions) {
+    const mode = resources[fn]!.Properties?.Environment?.Variables?.GOOGLE_AUTH_MODE;
+    if (mode !== 'enforced') failures.push(`${fn}: serves the Google APIs with GOOGLE_AUTH_MODE=${String(mode)}; a deployed stage must enforce authentication`);
+  }
+  for (const fn of functionIds) {
+    const max = resources[fn]!.Properties?.Environment?.Variables?.TASK_MAX_SECONDS;
+    const runsTasks = (triggers.get(fn) ?? []).some((t) => t.startsWith('sqs:'));
+    if (runsTasks && max !== undefined && Number(max) >= timeoutOf(fn)) {
+      failures.push(`${fn}: TASK_MAX_SECONDS ${String(max)} is not below its Timeout ${timeoutOf(fn)}: a task would be killed with its function`);
+    }
+  }
+
   // Artifacts.
   const rows: FunctionRow[] = [];
   for (const fn of functionIds) {
@@ -211,6 +238,10 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
     row.unzipped = zip.unzipped;
     if (zip.unzipped > LIMITS.unzippedBytes) {
       failures.push(`${fn}: ${mb(zip.unzipped)} MB unzipped (${path.basename(file)}), above Lambda's ${mb(LIMITS.unzippedBytes)} MB`);
+    }
+    const arch = props.Architectures?.[0] === 'arm64' ? 'arm64' : 'x64';
+    for (const native of new Set(zip.entries.map((e) => /node_modules\/@img\/sharp-(?:libvips-)?([a-z0-9]+-[a-z0-9]+)\//.exec(e.name)?.[1]).filter(Boolean))) {
+      if (native !== `linux-${arch}` && native !== `linuxmusl-${arch}`) failures.push(`${fn}: packs sharp's ${native} binaries; Lambda (${arch}) needs linux-${arch}`);
     }
     const module = String(props.Handler ?? '').replace(/\.[^./]+$/, '');
     const bundle = zip.entries.find((e) => ['.js', '.mjs', '.cjs'].some((ext) => e.name === module + ext));

@@ -14,9 +14,10 @@ let platform: Platform;
 /** The first start runs the esbuild bundles as deployed; the restart runs the TypeScript sources, as npm start does. */
 const start = (bundle = false) => startPlatform({ dataDir, bundle, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore' });
 
+// Bundling every function first takes a minute on two idle cores, several under load.
 beforeAll(async () => {
   platform = await start(true);
-});
+}, 300_000);
 afterAll(async () => {
   await platform?.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -40,6 +40,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
 import { readAll } from '../support/streams.js';
+import { testLinks } from '../support/links.js';
 import { startUserS3 } from '../support/user-s3.js';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -259,7 +260,8 @@ function postForm(url: string, fields: Record<string, string>, fileDisposition: 
 
 async function uploadTask() {
   const task = await service.createTask(1, operationSpec('import/upload')!, { operation: 'import/upload' }, []);
-  const form = task.result!.form as { url: string; parameters: Record<string, string> };
+  // Forms are signed when a task is shown, as GET /v2/tasks/{id} does.
+  const form = (await testLinks(new S3FileStore(s3, BUCKET)).for([task], 'http://localhost')).form(task)!;
   return { task, form };
 }
 

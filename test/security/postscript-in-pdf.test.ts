@@ -74,9 +74,13 @@ beforeAll(async () => {
     ].join('\n'),
   );
   chmodSync(wrapper, 0o755);
-  setEngineRegistry(new EngineRegistry(parseEngineConfig({ GHOSTSCRIPT_PATH: wrapper })));
+  // The wrapper logs outside the task's folder, which confinement rightly forbids: these tests are
+  // about what Ghostscript is given to parse, so they run it unconfined (engine-confinement.test.ts
+  // covers the confinement).
+  const settings = { GHOSTSCRIPT_PATH: wrapper, ENGINE_CONFINEMENT: 'none' };
+  setEngineRegistry(new EngineRegistry(parseEngineConfig(settings)));
   writeFileSync(secret, `the secret ${marker}\n`);
-  h = await startEngineHarness({ GHOSTSCRIPT_PATH: wrapper });
+  h = await startEngineHarness(settings);
   pdf = await textPdf(1, 'real PDF page');
   variants = {
     'a %!PS program with a PDF after it': Buffer.concat([Buffer.from(`%!PS-Adobe-3.0\n${program('ps-then-pdf')}`, 'latin1'), pdf]),

@@ -204,6 +204,33 @@ describe('check-template', () => {
 });
 
 describe('the zip reader', () => {
+  it('fails a function serving the Google APIs without enforced authentication', async () => {
+    const t = goodTemplate();
+    t.Resources.ApiFunction!.Properties.Environment = { Variables: { GOOGLE_AUTH_MODE: 'open' } };
+    t.Resources.GoogleRoute = { Type: 'AWS::ApiGatewayV2::Route', Properties: { RouteKey: 'ANY /v1/{proxy+}', Target: { 'Fn::Join': ['/', ['integrations', { Ref: 'ApiIntegration' }]] } } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^ApiFunction: serves the Google APIs with GOOGLE_AUTH_MODE=open/)]);
+    t.Resources.ApiFunction!.Properties.Environment.Variables.GOOGLE_AUTH_MODE = 'enforced';
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('fails a task consumer whose tasks may run as long as the function itself', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkerFunction!.Properties.Environment = { Variables: { TASK_MAX_SECONDS: '100' } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: TASK_MAX_SECONDS 100 is not below its Timeout 100/)]);
+    t.Resources.WorkerFunction!.Properties.Environment.Variables.TASK_MAX_SECONDS = '85';
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('fails a zip that packs sharp binaries for another platform than Lambda', async () => {
+    await writeZip(path.join(dir, 'mac.zip'), [
+      { name: 'functions/worker.cjs', data: 'exports.handler = async () => {};' },
+      { name: 'node_modules/@img/sharp-darwin-arm64/lib/sharp-darwin-arm64.node', data: 'x' },
+    ]);
+    const t = goodTemplate();
+    t.Resources.WorkerFunction!.Properties.Code.S3Key = 'deploy/mac.zip';
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: packs sharp's darwin-arm64 binaries; Lambda \(x64\) needs linux-x64/)]);
+  });
+
   it('reads sizes and modes from the central directory and extracts files, executables and links as Lambda would', async () => {
     const file = path.join(dir, 'modes.zip');
     await writeZip(file, [
