@@ -8,13 +8,14 @@
  *   npm run bench (one section of it), or alone: tsx bench/cold-start.ts
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { artifactSizes, readZip, templateFunctions, type ArtifactSize } from '../scripts/ci/bundle-sizes.js';
+import { checkTemplate, type FunctionRow, type Template } from '../scripts/ci/check-template.js';
+import { extractZip } from '../scripts/ci/zip.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -59,13 +60,7 @@ export async function ensurePackage(dir = path.join(root, '.serverless')): Promi
 /** Unzips a function's artifact into a new folder outside the repository (no node_modules above it). */
 async function unzipTo(zip: string): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cold-start-'));
-  const archive = await readZip(zip);
-  for (const entry of archive.entries) {
-    const target = path.join(dir, entry.name);
-    if (!target.startsWith(dir + path.sep)) throw new Error(`${zip}: entry ${entry.name} leaves the folder`);
-    mkdirSync(path.dirname(target), { recursive: true });
-    writeFileSync(target, await archive.read(entry));
-  }
+  await extractZip(zip, dir);
   return dir;
 }
 
@@ -85,7 +80,7 @@ function lambdaEnvironment(fn: { name: string; environment: Record<string, unkno
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? NaN;
 
-export interface ColdStart extends ArtifactSize {
+export interface ColdStart extends FunctionRow {
   importMs: number;
   importCpuMs: number;
   nodeOptions: string;
@@ -95,17 +90,16 @@ export interface ColdStart extends ArtifactSize {
 export async function measureColdStarts(opts: { dir?: string; runs?: number; only?: (name: string) => boolean } = {}): Promise<ColdStart[]> {
   const dir = opts.dir ?? path.join(root, '.serverless');
   const runs = opts.runs ?? Number(process.env.BENCH_COLD_RUNS ?? 3);
-  const functions = templateFunctions(JSON.parse(readFileSync(path.join(dir, TEMPLATE), 'utf8')));
-  const sizes = await artifactSizes(dir);
+  const template = JSON.parse(readFileSync(path.join(dir, TEMPLATE), 'utf8')) as Template;
+  const { functions } = await checkTemplate(template, dir);
   const out: ColdStart[] = [];
-  for (const size of sizes.filter((s) => s.http && s.bundle && (opts.only?.(s.name) ?? true))) {
-    const fn = functions.find((f) => f.name === size.name)!;
-    const folder = await unzipTo(size.zip);
+  for (const fn of functions.filter((f) => f.http && f.zip && f.bundleName && (opts.only?.(f.name) ?? true))) {
+    const folder = await unzipTo(fn.zip!);
     try {
       const env = lambdaEnvironment(fn, folder);
       const script =
         'const w = process.hrtime.bigint(), c = process.cpuUsage();' +
-        `const m = require(${JSON.stringify(path.join(folder, size.bundle!))});` +
+        `const m = require(${JSON.stringify(path.join(folder, fn.bundleName!))});` +
         "if (typeof m.handler !== 'function') throw new Error('no handler export');" +
         'const d = process.cpuUsage(c);' +
         'console.log(JSON.stringify({ wall: Number(process.hrtime.bigint() - w) / 1e6, cpu: (d.user + d.system) / 1e3 }));';
@@ -117,7 +111,7 @@ export async function measureColdStarts(opts: { dir?: string; runs?: number; onl
         walls.push(t.wall);
         cpus.push(t.cpu);
       }
-      out.push({ ...size, importMs: median(walls), importCpuMs: median(cpus), nodeOptions: String(env.NODE_OPTIONS ?? '') });
+      out.push({ ...fn, importMs: median(walls), importCpuMs: median(cpus), nodeOptions: String(env.NODE_OPTIONS ?? '') });
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
@@ -128,7 +122,7 @@ export async function measureColdStarts(opts: { dir?: string; runs?: number; onl
 export function coldStartTable(rows: ColdStart[]): string {
   const mb = (b: number | undefined) => (b === undefined ? '-' : (b / 1e6).toFixed(2));
   const head = ['HTTP function', 'zip MB', 'unzipped MB', 'bundle MB', 'import ms', 'import CPU ms'];
-  const body = rows.map((r) => [r.name, mb(r.zipBytes), mb(r.unzippedBytes), mb(r.bundleBytes), r.importMs.toFixed(0), r.importCpuMs.toFixed(0)]);
+  const body = rows.map((r) => [r.name, mb(r.zipped), mb(r.unzipped), mb(r.bundle), r.importMs.toFixed(0), r.importCpuMs.toFixed(0)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), ...body.map(line)].join('\n');

@@ -149,6 +149,11 @@ export interface BackendsOptions {
   table: string;
   bucket: string;
   queues: BackendQueue[];
+  /**
+   * The credentials the backends accept and their own clients use (default LOCAL_CREDENTIALS). With a
+   * session token the S3 front requires it on every request, as S3 does for a Lambda role's session.
+   */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** 0 (default) picks a free port. */
   dynamoPort?: number;
   s3Port?: number;
@@ -175,7 +180,8 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
   };
   try {
     mkdirSync(opts.dataDir, { recursive: true });
-    const client = { region: REGION, credentials: LOCAL_CREDENTIALS };
+    const credentials = opts.credentials ?? LOCAL_CREDENTIALS;
+    const client = { region: REGION, credentials };
 
     // State: dynalite on LevelDB under the data folder.
     const dyn = dynalite({ path: path.join(opts.dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -192,7 +198,7 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
     const front = await startS3Front({
       target: `http://127.0.0.1:${s3rverPort}`,
       port: await freePort(opts.s3Port ?? 0),
-      credentials: LOCAL_CREDENTIALS,
+      credentials,
       spoolDir: path.join(opts.dataDir, 's3-spool'),
     });
     stoppers.push(() => front.close());
@@ -205,7 +211,7 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
 
     const dynamoClient = new DynamoDBClient({ ...client, endpoint: dynamodb });
     await ensureStateTable(dynamoClient, opts.table);
-    const s3Client = createS3Client({ region: REGION, endpoint: s3, credentials: LOCAL_CREDENTIALS });
+    const s3Client = createS3Client({ region: REGION, endpoint: s3, credentials });
     try {
       await s3Client.send(new CreateBucketCommand({ Bucket: opts.bucket }));
     } catch (err) {

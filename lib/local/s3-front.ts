@@ -53,8 +53,11 @@ export interface S3FrontOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** The credentials presigned POST policies must be signed with (locally s3rver's `S3RVER`/`S3RVER`). */
-  credentials: { accessKeyId: string; secretAccessKey: string };
+  /**
+   * The credentials every request and presigned POST policy must be signed with (locally s3rver's
+   * `S3RVER`/`S3RVER`); with a session token, signed requests must carry it too.
+   */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Where form uploads are spooled while they arrive; a private folder under the OS temp dir by default. */
   spoolDir?: string;
   /** Size cap of the form fields before the file part (S3: 20 KB). */
@@ -936,7 +939,9 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
   };
 
   const lookupKey = (accessKeyId: string) =>
-    accessKeyId === opts.credentials.accessKeyId ? { secretAccessKey: opts.credentials.secretAccessKey } : undefined;
+    accessKeyId === opts.credentials.accessKeyId
+      ? { secretAccessKey: opts.credentials.secretAccessKey, ...(opts.credentials.sessionToken !== undefined && { sessionToken: opts.credentials.sessionToken }) }
+      : undefined;
 
   /** Answers an S3 error before the request body was read. */
   const refuse = async (req: IncomingMessage, res: ServerResponse, problem: S3Problem) => {

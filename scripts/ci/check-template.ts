@@ -16,16 +16,18 @@
  *   DeadLetterConfig does not count: it only catches events EventBridge could not hand to Lambda at all
  *   (permissions, throttling); once Lambda accepted an event, a function error never reaches it;
  * - every function's zip is at most 250 MB unzipped (Lambda's limit, read from the zips in the artifact
- *   folder), and every HTTP function's handler bundle is at most 1.5 MB (cold starts);
+ *   folder), and every HTTP function's handler bundle is at most 1.5 MB (1,500,000 bytes: a cold start
+ *   compiles all of it) and ships no source map with the sources inside (`sourcesContent`);
  * - every function serving the Google APIs (`/v1/…`, `/v2beta/…`) enforces authentication
  *   (GOOGLE_AUTH_MODE=enforced): a deployed stage is open only when the operator says so;
- * - every function that runs tasks stops them (TASK_MAX_SECONDS) before its own Timeout;
+ * - every function that runs tasks (a queue consumer `functions/tasks/<step>-step`) stops them
+ *   (TASK_MAX_SECONDS) before its own Timeout;
  * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
  *   function's architecture, whatever machine packaged them.
  *
  * Usage: `tsx scripts/ci/check-template.ts [artifact folder, default .serverless]`. Prints a summary
  * table, then one line per broken invariant naming the resource; exits 1 when any is broken.
- * MB here is 2^20 bytes: Lambda's 250 MB limit is 262,144,000 bytes.
+ * Lambda's 250 MB is 2^20-byte megabytes (262,144,000 bytes); the bundle limit is decimal.
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -42,11 +44,23 @@ export const LIMITS = {
   visibilityFactor: 6,
   minMaxReceiveCount: 5,
   unzippedBytes: 250 * MB,
-  httpBundleBytes: 1.5 * MB,
+  httpBundleBytes: 1_500_000,
 };
 
 export interface FunctionRow {
   id: string;
+  /** The function's key in serverless.yml (its zip's name without `.zip`). */
+  name: string;
+  /** `functions/jobs/create.handler` */
+  handler: string;
+  http: boolean;
+  arch: 'arm64' | 'x86_64';
+  /** The template's environment variables (references left as they are). */
+  environment: Record<string, unknown>;
+  /** The artifact, when found. */
+  zip?: string;
+  /** The handler's bundle inside the zip (`functions/jobs/create.cjs`). */
+  bundleName?: string;
   triggers: string[];
   timeout: number;
   memory: number;
@@ -81,6 +95,9 @@ function target(value: Json): string | undefined {
   }
   return undefined;
 }
+
+/** The step consumers that run tasks (functions/tasks/import-step.ts and its siblings). */
+const TASK_RUNNER = /^functions\/tasks\/[a-z-]+-step\.handler$/;
 
 const seconds = (value: Json, fallback: number) => (value === undefined ? fallback : Number(value));
 const mb = (bytes?: number) => (bytes === undefined ? '-' : (bytes / MB).toFixed(2));
@@ -214,7 +231,7 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
   }
   for (const fn of functionIds) {
     const max = resources[fn]!.Properties?.Environment?.Variables?.TASK_MAX_SECONDS;
-    const runsTasks = (triggers.get(fn) ?? []).some((t) => t.startsWith('sqs:'));
+    const runsTasks = TASK_RUNNER.test(String(resources[fn]!.Properties?.Handler ?? '')) && (triggers.get(fn) ?? []).some((t) => t.startsWith('sqs:'));
     if (runsTasks && max !== undefined && Number(max) >= timeoutOf(fn)) {
       failures.push(`${fn}: TASK_MAX_SECONDS ${String(max)} is not below its Timeout ${timeoutOf(fn)}: a task would be killed with its function`);
     }
@@ -224,9 +241,19 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
   const rows: FunctionRow[] = [];
   for (const fn of functionIds) {
     const props = resources[fn]!.Properties ?? {};
-    const row: FunctionRow = { id: fn, triggers: [...new Set(triggers.get(fn))], timeout: timeoutOf(fn), memory: seconds(props.MemorySize, 128) };
-    rows.push(row);
     const key: unknown = props.Code?.S3Key;
+    const row: FunctionRow = {
+      id: fn,
+      name: typeof key === 'string' ? path.posix.basename(key, '.zip') : fn,
+      handler: String(props.Handler ?? ''),
+      http: httpFunctions.has(fn),
+      arch: props.Architectures?.[0] === 'arm64' ? 'arm64' : 'x86_64',
+      environment: (props.Environment?.Variables ?? {}) as Record<string, unknown>,
+      triggers: [...new Set(triggers.get(fn))],
+      timeout: timeoutOf(fn),
+      memory: seconds(props.MemorySize, 128),
+    };
+    rows.push(row);
     if (typeof key !== 'string') continue;
     const file = path.join(artifactDir, path.basename(key));
     if (!(await stat(file).catch(() => undefined))) {
@@ -234,22 +261,34 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
       continue;
     }
     const zip = await unzippedSize(file);
+    row.zip = file;
     row.zipped = zip.zipped;
     row.unzipped = zip.unzipped;
     if (zip.unzipped > LIMITS.unzippedBytes) {
       failures.push(`${fn}: ${mb(zip.unzipped)} MB unzipped (${path.basename(file)}), above Lambda's ${mb(LIMITS.unzippedBytes)} MB`);
     }
-    const arch = props.Architectures?.[0] === 'arm64' ? 'arm64' : 'x64';
+    const arch = row.arch === 'arm64' ? 'arm64' : 'x64';
     for (const native of new Set(zip.entries.map((e) => /node_modules\/@img\/sharp-(?:libvips-)?([a-z0-9]+-[a-z0-9]+)\//.exec(e.name)?.[1]).filter(Boolean))) {
       if (native !== `linux-${arch}` && native !== `linuxmusl-${arch}`) failures.push(`${fn}: packs sharp's ${native} binaries; Lambda (${arch}) needs linux-${arch}`);
     }
     const module = String(props.Handler ?? '').replace(/\.[^./]+$/, '');
     const bundle = zip.entries.find((e) => ['.js', '.mjs', '.cjs'].some((ext) => e.name === module + ext));
     row.bundle = bundle?.size;
-    if (httpFunctions.has(fn)) {
+    row.bundleName = bundle?.name;
+    if (row.http) {
       if (!bundle) failures.push(`${fn}: handler file of ${props.Handler} not found in ${path.basename(file)}`);
       else if (bundle.size > LIMITS.httpBundleBytes) {
-        failures.push(`${fn}: HTTP handler bundle ${bundle.name} is ${mb(bundle.size)} MB, above ${mb(LIMITS.httpBundleBytes)} MB`);
+        failures.push(`${fn}: HTTP handler bundle ${bundle.name} is ${(bundle.size / 1e6).toFixed(2)} MB, above ${LIMITS.httpBundleBytes / 1e6} MB`);
+      }
+      for (const entry of zip.entries.filter((e) => e.name.endsWith('.map') && !e.name.includes('node_modules/'))) {
+        let map: { sourcesContent?: Array<string | null> };
+        try {
+          map = JSON.parse(zip.read(entry).toString('utf8')) as typeof map;
+        } catch {
+          failures.push(`${fn}: ${entry.name} is not a JSON source map`);
+          continue;
+        }
+        if (map.sourcesContent?.some((c) => c != null)) failures.push(`${fn}: ${entry.name} carries its sources (sourcesContent); an HTTP function ships maps without them`);
       }
     }
   }
@@ -264,8 +303,8 @@ export function table(header: string[], rows: string[][]): string {
 
 export function formatReport(report: TemplateReport): string {
   const functions = table(
-    ['function', 'triggers', 'timeout s', 'memory MB', 'zip MB', 'unzipped MB', 'handler MB'],
-    report.functions.map((f) => [f.id, f.triggers.join(' ') || '-', String(f.timeout), String(f.memory), mb(f.zipped), mb(f.unzipped), mb(f.bundle)]),
+    ['function', 'triggers', 'arch', 'timeout s', 'memory MB', 'zip MB', 'unzipped MB', 'handler MB'],
+    report.functions.map((f) => [f.id, f.triggers.join(' ') || '-', f.arch, String(f.timeout), String(f.memory), mb(f.zipped), mb(f.unzipped), mb(f.bundle)]),
   );
   const queues = table(
     ['queue', 'visibility s', 'needed s', 'maxReceiveCount', 'dead-letter queue', 'consumers', 'max concurrency'],

@@ -50,6 +50,9 @@ import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { table } from './check-template.js';
 import { extractZip } from './zip.js';
 
+/** A Lambda role's session: the functions send its token with every request, and the local S3 front requires it. */
+const LAMBDA_CREDENTIALS = { ...LOCAL_CREDENTIALS, sessionToken: 'local-session-token' };
+
 type Json = any;
 type Resources = Record<string, { Type: string; Properties?: Json }>;
 
@@ -469,6 +472,7 @@ async function prepare(resources: Resources, stoppers: Array<() => Promise<unkno
   const bucketName = (buckets.find(([id]) => id === watched) ?? buckets[0]!)[1];
   const backends = await startBackends({
     dataDir: path.join(base, 'data'),
+    credentials: LAMBDA_CREDENTIALS,
     table: tableName,
     bucket: bucketName,
     queues: queues.map(([id, q]) => {
@@ -485,7 +489,7 @@ async function prepare(resources: Resources, stoppers: Array<() => Promise<unkno
 
   stack.names.set(tableId, tableName);
   stack.attributes.set(`${tableId}.Arn`, `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${tableName}`);
-  const s3 = createS3Client({ region: REGION, endpoint: backends.endpoints.s3, credentials: LOCAL_CREDENTIALS });
+  const s3 = createS3Client({ region: REGION, endpoint: backends.endpoints.s3, credentials: LAMBDA_CREDENTIALS });
   for (const [id, name] of buckets) {
     if (name !== bucketName) await s3.send(new CreateBucketCommand({ Bucket: name }));
     stack.names.set(id, name);
@@ -523,9 +527,9 @@ function lambdaEnv(spec: FunctionSpec, stack: LocalStack, backends: Backends, pa
     AWS_ENDPOINT_URL_DYNAMODB: backends.endpoints.dynamodb,
     AWS_ENDPOINT_URL_S3: backends.endpoints.s3,
     AWS_ENDPOINT_URL_SQS: backends.endpoints.sqs,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_SESSION_TOKEN: 'local-session-token',
+    AWS_ACCESS_KEY_ID: LAMBDA_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LAMBDA_CREDENTIALS.secretAccessKey,
+    AWS_SESSION_TOKEN: LAMBDA_CREDENTIALS.sessionToken,
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
     AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
@@ -649,7 +653,7 @@ async function smokeRoutes(routes: Route[], gateway: string, apiKey: string) {
     if (route.key === '$default') continue;
     const method = route.method === 'ANY' ? 'GET' : route.method;
     const url = gateway + '/' + route.segments.map((s) => (s.startsWith('{') ? (s.endsWith('+}') ? 'ci-probe/x' : randomUUID()) : s)).join('/');
-    const body = method === 'GET' || method === 'DELETE' ? undefined : '{}';
+    const body = ['GET', 'HEAD', 'DELETE'].includes(method) ? undefined : '{}';
     const res = await fetch(url, { method, headers: { authorization: `Bearer ${apiKey}`, ...(body && { 'content-type': 'application/json' }) }, body });
     await res.arrayBuffer();
     answers.push(`${route.key} ${res.status}`);
@@ -798,7 +802,7 @@ async function main() {
     for (let i = 0; i < rest.length; i += 2) await Promise.all(rest.slice(i, i + 2).map((f) => f.warm()));
     say(`  loaded without an invocation: ${rest.map((f) => f.spec.name).join(', ') || 'none'}`);
   } catch (err) {
-    problems.push(`run: ${(err as Error).message}`);
+    problems.push(`run: ${(err as Error).stack}`);
   } finally {
     for (const stop of stoppers.reverse()) await stop().catch(() => {});
   }

@@ -100,11 +100,11 @@ function readZip64Extra(extra: Buffer, entry: ZipEntry) {
   }
 }
 
-/** The unzipped size of an archive, from its central directory. */
-export async function unzippedSize(file: string): Promise<{ zipped: number; unzipped: number; entries: ZipEntry[] }> {
+/** The unzipped size of an archive, from its central directory, and a reader of single entries. */
+export async function unzippedSize(file: string): Promise<{ zipped: number; unzipped: number; entries: ZipEntry[]; read(entry: ZipEntry): Buffer }> {
   const zip = await readFile(file);
   const entries = readZipEntries(zip);
-  return { zipped: zip.length, unzipped: entries.reduce((sum, e) => sum + e.size, 0), entries };
+  return { zipped: zip.length, unzipped: entries.reduce((sum, e) => sum + e.size, 0), entries, read: (entry) => entryData(zip, entry) };
 }
 
 function entryData(zip: Buffer, entry: ZipEntry): Buffer {

@@ -1,6 +1,6 @@
 /**
  * What the function bundles hold, built with esbuild and serverless.yml's `custom.esbuild` options (as
- * serverless-esbuild builds them, in memory): the quick check beside scripts/ci/bundle-sizes.ts, which
+ * serverless-esbuild builds them, in memory): the quick check beside scripts/ci/check-template.ts, which
  * measures the packaged zips.
  */
 import { readFileSync } from 'node:fs';
