@@ -77,6 +77,12 @@ const engineShape = {
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**
+   * A processing task whose input files together are larger than this (bytes) is refused with
+   * FILE_TOO_LARGE before anything is downloaded: inputs, outputs and the engine's own temporary files
+   * share the process function's /tmp. 1 GiB by default, a quarter of the deployed function's 4 GiB.
+   */
+  ENGINE_MAX_INPUT_BYTES: z.coerce.number().int().positive().default(2 ** 30),
+  /**
    * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
    * streams and filter stages together, images included, counted before any parser expands them,
    * nothing kept) is refused with FILE_TOO_LARGE. 1 GiB by default.
