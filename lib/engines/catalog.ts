@@ -240,6 +240,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
     },
   },
   {
+    name: 'native',
+    description: 'Metadata without perl: sharp and exifr (image EXIF), pdf-lib (PDF Info), ffprobe (video and audio); fewer tags than exiftool',
+    capabilities: [
+      { operation: 'metadata', inputs: [...IMAGE_INPUT_FORMATS, 'pdf', ...VIDEO_FORMATS, ...AUDIO_FORMATS], outputs: null, options: [] },
+      { operation: 'metadata/write', inputs: ['jpg', 'png', 'webp', 'tiff', 'pdf'], outputs: 'same', options: ['metadata'] },
+    ],
+    detect: () => npm(BUNDLED_VERSIONS.exifr),
+  },
+  {
     name: 'libreoffice',
     description: 'LibreOffice (headless): office documents to PDF',
     capabilities: [
@@ -309,8 +318,8 @@ export const DEFAULT_ENGINE_ORDER: Readonly<Record<string, readonly string[]>> =
   watermark: ['pdf-lib', 'sharp', 'ffmpeg'],
   'capture-website': ['chrome'],
   optimize: ['ghostscript', 'qpdf', 'sharp'],
-  metadata: ['exiftool'],
-  'metadata/write': ['exiftool'],
+  metadata: ['exiftool', 'native'],
+  'metadata/write': ['exiftool', 'native'],
   merge: ['pdf-lib'],
   archive: ['archiver'],
 };
