@@ -10,7 +10,8 @@
  * Tag names and the result are shaped like exiftool's (its names, dates as `YYYY:MM:DD hh:mm:ss`,
  * `Description`/`Creator`/`Copyright` as the MWG composites), over far fewer tags: a tag this engine
  * cannot write is refused by name, never dropped silently. The allowlist (metadata-tags.ts) is checked
- * at task creation as for exiftool.
+ * at task creation as for exiftool. EXIF text is ASCII: libvips writes other characters transliterated
+ * (`©` becomes `(C)`), where exiftool writes UTF-8 bytes.
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import exifr from 'exifr';
