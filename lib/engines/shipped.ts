@@ -142,3 +142,12 @@ export function qpdfTool(settings: { QPDF_PATH: string }): QpdfTool | undefined 
   const wasm = qpdfWasm();
   return wasm ? { variant: 'wasm', file: wasm.file, module: wasm } : undefined;
 }
+
+/**
+ * serverless-esbuild puts into a function's zip the externals (serverless.yml) that its bundle names in
+ * an import; these packages are only read as files, so they are named here, in a branch that never
+ * runs (the platform packages come with them: they are the wrappers' optional dependencies).
+ */
+if (process.env.SHIPPED_ENGINES_NEVER_SET === 'import') {
+  void Promise.all([import('@ffmpeg-installer/ffmpeg'), import('@ffprobe-installer/ffprobe'), import('@okathira/ghostpdl-wasm'), import('@neslinesli93/qpdf-wasm')]);
+}
