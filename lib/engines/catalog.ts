@@ -19,7 +19,7 @@ import {
 } from './formats.js';
 import { confinement } from './confine.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
-import { ghostscriptWasm, qpdfTool, shippedFfmpeg, shippedFfprobe } from './shipped.js';
+import { ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 
 /** What an engine does for one operation. */
 export interface Capability {
@@ -213,13 +213,13 @@ export const ENGINES: readonly EngineDescriptor[] = [
       // @ffmpeg-installer (with @ffprobe-installer's ffprobe).
       const system = tool('FFMPEG_PATH', settings.FFMPEG_PATH, ['-version'], /ffmpeg version n?(\d+(?:\.\d+)+)/);
       if (system.versions.length) {
-        const ffprobe = findExecutable(settings.FFPROBE_PATH) ?? shippedFfprobe()?.file;
+        const ffprobe = ffprobeExecutable(settings);
         if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
         return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
       }
-      const shipped = shippedFfmpeg();
+      const shipped = settings.SHIPPED_ENGINES ? shippedFfmpeg() : undefined;
       if (!shipped) return { versions: [], missing: `${system.missing ?? 'ffmpeg was not found'} (the static build of @ffmpeg-installer is not installed for ${process.platform}-${process.arch})` };
-      if (!findExecutable(settings.FFPROBE_PATH) && !shippedFfprobe()) {
+      if (!ffprobeExecutable(settings)) {
         return { versions: [], missing: `${settings.FFPROBE_PATH} was not found and @ffprobe-installer is not installed; install ffprobe or set FFPROBE_PATH` };
       }
       return confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] });
@@ -286,7 +286,7 @@ export const ENGINES: readonly EngineDescriptor[] = [
       const system = tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/);
       if (system.versions.length) return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
       // Else Ghostscript compiled to WebAssembly (2–4× slower), run in a node child like a native tool.
-      const wasm = ghostscriptWasm();
+      const wasm = settings.SHIPPED_ENGINES ? ghostscriptWasm() : undefined;
       if (!wasm) return { versions: [], missing: `${system.missing ?? 'gs was not found'} (and @okathira/ghostpdl-wasm is not installed)` };
       return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, executable: wasm.file, variant: 'wasm' }] });
     },

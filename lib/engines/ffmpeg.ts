@@ -75,7 +75,7 @@ export async function probe(
   call: Pick<EngineCall, 'config' | 'tool'>,
   file: string,
   format: string | null | undefined,
-  settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config,
+  settings: Pick<EngineConfig, 'FFPROBE_PATH' | 'SHIPPED_ENGINES'> = call.config,
 ): Promise<MediaInfo> {
   const ffprobe = ffprobeExecutable(settings);
   if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);

@@ -129,17 +129,17 @@ export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'g
 export const qpdfWasm = () => shippedModule('@neslinesli93/qpdf-wasm', 'dist/qpdf.js', '12.2.0');
 
 /** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build. */
-export function ffprobeExecutable(settings: { FFPROBE_PATH: string }): string | undefined {
-  return findExecutable(settings.FFPROBE_PATH) ?? shippedFfprobe()?.file;
+export function ffprobeExecutable(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): string | undefined {
+  return findExecutable(settings.FFPROBE_PATH) ?? (settings.SHIPPED_ENGINES ? shippedFfprobe()?.file : undefined);
 }
 
 /** The qpdf to run: the system one (QPDF_PATH) when present, else the WebAssembly build. */
 export type QpdfTool = { variant: 'system'; file: string } | { variant: 'wasm'; file: string; module: ShippedFile };
 
-export function qpdfTool(settings: { QPDF_PATH: string }): QpdfTool | undefined {
+export function qpdfTool(settings: { QPDF_PATH: string; SHIPPED_ENGINES: boolean }): QpdfTool | undefined {
   const system = findExecutable(settings.QPDF_PATH);
   if (system) return { variant: 'system', file: system };
-  const wasm = qpdfWasm();
+  const wasm = settings.SHIPPED_ENGINES ? qpdfWasm() : undefined;
   return wasm ? { variant: 'wasm', file: wasm.file, module: wasm } : undefined;
 }
 
@@ -148,6 +148,6 @@ export function qpdfTool(settings: { QPDF_PATH: string }): QpdfTool | undefined 
  * an import; these packages are only read as files, so they are named here, in a branch that never
  * runs (the platform packages come with them: they are the wrappers' optional dependencies).
  */
-if (process.env.SHIPPED_ENGINES_NEVER_SET === 'import') {
+if (Date.now() < 0) {
   void Promise.all([import('@ffmpeg-installer/ffmpeg'), import('@ffprobe-installer/ffprobe'), import('@okathira/ghostpdl-wasm'), import('@neslinesli93/qpdf-wasm')]);
 }
