@@ -14,6 +14,7 @@ import { graphqlScenario, measureHandlerColdImport, startBareGraphqlServer } fro
 import { largeFileRun } from './large-file.js';
 import { measure, table, type Result } from './measure.js';
 import { pipelineScenarios } from './pipeline.js';
+import { shippedEngineRatios } from './shipped-engines.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -93,6 +94,7 @@ try {
   ratios.push(await coldStartReport());
   ratios.push(...(await pipelineScenarios(platform)));
   ratios.push(...(await engineScenarios(platform, benchSite)));
+  ratios.push(...(await shippedEngineRatios()));
   const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
   ratios.push(
     `${large.mib} MiB import/url → export/url → download: ${large.seconds.toFixed(1)} s, intact ${large.intact}; peak RSS ` +

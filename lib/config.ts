@@ -58,6 +58,11 @@ const engineShape = {
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
   /**
+   * Whether a missing system tool falls back to the engine shipped in an npm package (lib/engines/shipped.ts):
+   * static FFmpeg/ffprobe builds, Ghostscript and qpdf compiled to WebAssembly. `false`: only system tools.
+   */
+  SHIPPED_ENGINES: bool.default(true),
+  /**
    * How the native tools (ffmpeg, ffprobe, Ghostscript, qpdf, LibreOffice, exiftool's perl) are confined
    * (lib/engines/confine.ts): `auto` (default) the strongest that works here, bubblewrap, else a network
    * namespace by `unshare`, else none; `bwrap` or `unshare` that one or no native engine at all; `platform`

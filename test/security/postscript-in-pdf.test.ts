@@ -173,9 +173,9 @@ describe('what Ghostscript parses', () => {
   });
 });
 
-describe('without qpdf', () => {
+describe('without qpdf (system or shipped)', () => {
   it('the Ghostscript engine is not available, and discovery says why', () => {
-    const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}` }));
+    const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}`, SHIPPED_ENGINES: 'false' }));
     expect(registry.isAvailable('ghostscript')).toBe(false);
     expect(registry.installation('ghostscript').missing).toMatch(/qpdf/);
     expect(registry.installation('ghostscript').missing).toMatch(/QPDF_PATH/);
@@ -185,7 +185,7 @@ describe('without qpdf', () => {
   });
 
   it('a job asking for a PDF thumbnail is refused at creation', async () => {
-    const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}` }));
+    const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}`, SHIPPED_ENGINES: 'false' }));
     setEngineRegistry(registry);
     try {
       await expect(
