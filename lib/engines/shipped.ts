@@ -22,7 +22,8 @@ export interface ShippedFile {
   build?: string;
 }
 
-const require = createRequire(import.meta.url);
+// `__filename` in the CommonJS bundles Lambda runs (import.meta is empty there), the module URL under tsx.
+const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
 
 function packageFolder(name: string, entry = 'package.json'): string | undefined {
   try {
@@ -141,13 +142,4 @@ export function qpdfTool(settings: { QPDF_PATH: string; SHIPPED_ENGINES: boolean
   if (system) return { variant: 'system', file: system };
   const wasm = settings.SHIPPED_ENGINES ? qpdfWasm() : undefined;
   return wasm ? { variant: 'wasm', file: wasm.file, module: wasm } : undefined;
-}
-
-/**
- * serverless-esbuild puts into a function's zip the externals (serverless.yml) that its bundle names in
- * an import; these packages are only read as files, so they are named here, in a branch that never
- * runs (the platform packages come with them: they are the wrappers' optional dependencies).
- */
-if (Date.now() < 0) {
-  void Promise.all([import('@ffmpeg-installer/ffmpeg'), import('@ffprobe-installer/ffprobe'), import('@okathira/ghostpdl-wasm'), import('@neslinesli93/qpdf-wasm')]);
 }
