@@ -14,7 +14,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
-import { pdfPageText, textPdf } from '../fixtures/engine-fixtures.js';
+import { textPdf } from '../fixtures/engine-fixtures.js';
+import { pdfPageText } from '../support/pdf-text.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'processing-e2e-'));
@@ -112,7 +113,7 @@ describe('watermark through the SDK', () => {
     const saved = path.join(work, 'watermarked.pdf');
     writeFileSync(saved, bytes);
     for (let page = 1; page <= 3; page++) {
-      const text = pdfPageText(saved, page);
+      const text = await pdfPageText(saved, page);
       expect(text).toContain(`Page ${page} of 3`);
       expect(text.replace(/\s/g, '')).toContain('CONFIDENTIAL');
     }
@@ -162,7 +163,7 @@ describe('capture-website through the SDK', () => {
     expect(job.status).toBe('finished');
     const saved = path.join(work, 'probe.pdf');
     writeFileSync(saved, await download(cc.jobs.getExportUrls(job)[0]!.url!));
-    const text = pdfPageText(saved, 1);
+    const text = await pdfPageText(saved, 1);
     expect(text).toContain('metadata BLOCKED loopback BLOCKED');
     expect(text).not.toContain('GOT');
     expect(secretHits).toBe(hits);

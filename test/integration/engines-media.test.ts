@@ -9,7 +9,8 @@ import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { colourVideo, docx, pdfPageText, textPdf } from '../fixtures/engine-fixtures.js';
+import { colourVideo, docx, textPdf } from '../fixtures/engine-fixtures.js';
+import { pdfPageText } from '../support/pdf-text.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 let h: Harness;
@@ -42,7 +43,7 @@ describe('office documents with LibreOffice', () => {
     expect(t.pdf!.engineVersion).toMatch(/^\d+\.\d+/);
     expect(t.pdf!.result!.files![0]!.filename).toBe('report.pdf');
     const file = await h.saveTo(dir, t.pdf!);
-    expect(pdfPageText(file, 1)).toContain('Quarterly report Engines at work');
+    expect(await pdfPageText(file, 1)).toContain('Quarterly report Engines at work');
   });
 });
 
