@@ -13,11 +13,16 @@ import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
 import { ApiError } from '#lib/errors.js';
 import { declaredHugePng, imageHeavyPdf, jpeg, textPdf, transparentPng } from '../fixtures/engine-fixtures.js';
 import { pdfPageImages, pdfPageText } from '../support/pdf-text.js';
+import { engine, requires } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 let h: Harness;
 let dir: string;
 let photo: Buffer;
+
+/** Ghostscript and qpdf: PDF optimization, and the engine choices these tests name. */
+const pdfEngines = requires(engine('ghostscript'), engine('qpdf'));
+const exiftool = requires(engine('exiftool'));
 
 beforeAll(async () => {
   h = await startEngineHarness();
@@ -231,7 +236,7 @@ describe('merge, optimize, metadata', () => {
     expect(await pdfPageText(file, 4)).toContain('Page 1 of 1 B');
   });
 
-  it('optimizes a PDF to a smaller file with Ghostscript, and losslessly with qpdf when pinned', async () => {
+  pdfEngines.it('optimizes a PDF to a smaller file with Ghostscript, and losslessly with qpdf when pinned', async () => {
     const heavy = await imageHeavyPdf();
     const t = await h.run({
       doc: base64(heavy, 'heavy.pdf'),
@@ -247,7 +252,7 @@ describe('merge, optimize, metadata', () => {
     expect((await h.file(t.qpdf!)).length).toBeLessThanOrEqual(heavy.length);
   });
 
-  it('flattens form and signature fields into the page when optimizing with flatten_signatures', async () => {
+  pdfEngines.it('flattens form and signature fields into the page when optimizing with flatten_signatures', async () => {
     const form = await PDFDocument.create();
     const page = form.addPage([400, 300]);
     const field = form.getForm().createTextField('signature');
@@ -282,7 +287,7 @@ describe('merge, optimize, metadata', () => {
     expect((await h.file(t.jpg2!)).length).toBeLessThan(photo.length);
   });
 
-  it('writes metadata and reads it back', async () => {
+  exiftool.it('writes metadata and reads it back', async () => {
     const t = await h.run({
       photo: base64(photo, 'photo.jpg'),
       doc: base64(await textPdf(1), 'doc.pdf'),
@@ -322,7 +327,7 @@ describe('temporary folders', () => {
 });
 
 describe('engine choice', () => {
-  it('refuses an unknown or mismatched engine and version at creation, naming the choices', async () => {
+  pdfEngines.it('refuses an unknown or mismatched engine and version at creation, naming the choices', async () => {
     const fields = async (task: Record<string, unknown>) => {
       try {
         await h.run({ photo: base64(photo, 'photo.jpg'), t: { input: 'photo', ...task } });
