@@ -10,12 +10,13 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
 import { ApiError } from '#lib/errors.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
+import { requires, tool } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 
 const marker = randomUUID().slice(0, 8);
@@ -56,11 +57,13 @@ const gsInputs = () => readdirSync(logDir).filter((f) => f.startsWith('input-'))
 const gsCalls = () => (existsSync(path.join(logDir, 'args')) ? readFileSync(path.join(logDir, 'args'), 'utf8').trim().split('\n').filter(Boolean) : []);
 const strays = () => readdirSync(GS_TMP).filter((n) => n.includes(`pwned-${marker}`));
 
-beforeAll(async () => {
+/** The system Ghostscript, behind a logging wrapper, and the qpdf it reads PDFs after. */
+const gsTools = requires(tool('gs'), tool('qpdf'));
+
+gsTools.beforeAll(async () => {
   // Ghostscript behind a wrapper that keeps a copy of what it is asked to parse.
   logDir = mkdtempSync(path.join(tmpdir(), 'gs-log-'));
-  const gs = findExecutable('gs');
-  if (!gs) throw new Error('these tests need Ghostscript (apt-get install ghostscript)');
+  const gs = findExecutable('gs')!;
   const wrapper = path.join(logDir, 'gs');
   writeFileSync(
     wrapper,
@@ -96,10 +99,10 @@ afterAll(async () => {
   await h?.close();
   for (const stray of strays()) rmSync(path.join(GS_TMP, stray), { force: true });
   rmSync(secret, { force: true });
-  rmSync(logDir, { recursive: true, force: true });
+  if (logDir) rmSync(logDir, { recursive: true, force: true });
 });
 
-describe('PostScript dressed as PDF', () => {
+gsTools.describe('PostScript dressed as PDF', () => {
   const OPERATIONS: Record<string, Record<string, unknown>> = {
     optimize: { operation: 'optimize', input: 'doc' },
     optimizeQpdf: { operation: 'optimize', input: 'doc', engine: 'qpdf' },
@@ -148,7 +151,7 @@ describe('PostScript dressed as PDF', () => {
   });
 });
 
-describe('what Ghostscript parses', () => {
+gsTools.describe('what Ghostscript parses', () => {
   it('is always qpdf’s normalized copy, never the uploaded bytes, and always with -dSAFER', async () => {
     const before = gsInputs().length;
     const callsBefore = gsCalls().length;
@@ -173,7 +176,8 @@ describe('what Ghostscript parses', () => {
   });
 });
 
-describe('without qpdf (system or shipped)', () => {
+// Ghostscript is there, qpdf is not (system or shipped): the reason names qpdf.
+gsTools.describe('without qpdf (system or shipped)', () => {
   it('the Ghostscript engine is not available, and discovery says why', () => {
     const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}`, SHIPPED_ENGINES: 'false' }));
     expect(registry.isAvailable('ghostscript')).toBe(false);
