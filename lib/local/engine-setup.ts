@@ -15,9 +15,9 @@ export interface SystemTool {
 
 export const SYSTEM_TOOLS = {
   soffice: { label: 'LibreOffice', install: 'apt-get install libreoffice-writer-nogui' },
-  bwrap: { label: 'bubblewrap (confines the native engines)', install: 'apt-get install bubblewrap' },
-  unshare: { label: 'unshare (network namespaces)', install: 'apt-get install util-linux' },
-  perl: { label: 'perl (runs exiftool)', install: 'apt-get install perl' },
+  bwrap: { label: 'bubblewrap', install: 'apt-get install bubblewrap' },
+  unshare: { label: 'unshare', install: 'apt-get install util-linux' },
+  perl: { label: 'Perl', install: 'apt-get install perl' },
   ffmpeg: { label: 'FFmpeg', install: 'apt-get install ffmpeg' },
   ffprobe: { label: 'ffprobe', install: 'apt-get install ffmpeg' },
   gs: { label: 'Ghostscript', install: 'apt-get install ghostscript' },

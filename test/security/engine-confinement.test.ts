@@ -37,6 +37,8 @@ const perlOnly = requires(tool('perl'));
 const office = requires(tool('soffice'));
 const officeUnshared = requires(tool('soffice'), tool('unshare'));
 const confinedOffice = requires(tool('soffice'), tool('bwrap'));
+/** Every native engine's tool, so that confinement is the only reason one is unavailable. */
+const nativeTools = requires(tool('ffmpeg'), tool('ffprobe'), tool('gs'), tool('qpdf'), tool('soffice'), tool('perl'));
 const media = requires(engine('ffmpeg'));
 const confinedExiftool = requires(tool('bwrap'), engine('exiftool'));
 
@@ -189,7 +191,7 @@ describe('which engines are offered at which confinement', () => {
     expect(registry({ ...absent, ENGINE_CONFINEMENT: 'none' }).isAvailable('libreoffice')).toBe(true);
   });
 
-  it('makes every native engine unavailable when the confinement asked for cannot be had, naming the setting', () => {
+  nativeTools.it('makes every native engine unavailable when the confinement asked for cannot be had, naming the setting', () => {
     const r = registry({ ...absent, ENGINE_CONFINEMENT: 'bwrap' });
     for (const engine of ['ffmpeg', 'ghostscript', 'qpdf', 'libreoffice', 'exiftool']) {
       expect(r.isAvailable(engine), engine).toBe(false);
@@ -198,7 +200,7 @@ describe('which engines are offered at which confinement', () => {
     expect(r.isAvailable('sharp')).toBe(true);
   });
 
-  it('offers LibreOffice where bubblewrap works', () => {
+  confinedOffice.it('offers LibreOffice where bubblewrap works', () => {
     expect(confinement(parseEngineConfig({})).level).toBe('bwrap');
     expect(registry({}).isAvailable('libreoffice')).toBe(true);
   });
