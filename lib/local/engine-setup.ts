@@ -32,9 +32,10 @@ export type SystemToolName = keyof typeof SYSTEM_TOOLS;
  */
 const ENGINE_ADVICE: Record<string, string> = {
   libreoffice: 'apt-get install libreoffice-writer-nogui bubblewrap (spreadsheets, slides: libreoffice-calc-nogui, libreoffice-impress-nogui), or set SOFFICE_PATH',
-  ffmpeg: 'apt-get install ffmpeg, or set FFMPEG_PATH and FFPROBE_PATH',
-  ghostscript: 'apt-get install ghostscript qpdf, or set GHOSTSCRIPT_PATH and QPDF_PATH',
-  qpdf: 'apt-get install qpdf, or set QPDF_PATH',
+  // These come with npm ci (static builds, WebAssembly) unless SHIPPED_ENGINES=false; a system tool is faster.
+  ffmpeg: 'npm ci (static build; SHIPPED_ENGINES=true), apt-get install ffmpeg, or set FFMPEG_PATH and FFPROBE_PATH',
+  ghostscript: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install ghostscript qpdf, or set GHOSTSCRIPT_PATH and QPDF_PATH',
+  qpdf: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install qpdf, or set QPDF_PATH',
   exiftool: 'apt-get install perl, or set PERL_PATH',
   chrome: 'set CHROMIUM_PATH to a system Chromium (apt-get install chromium)',
 };
