@@ -4,7 +4,8 @@
  * links a document holds (images, backgrounds, sections, in ODT, flat ODT, DOCX, HTML); ffmpeg reads
  * no playlist that points elsewhere; tool messages that reach clients hold no temporary paths.
  *
- * Everything runs on the real tools. Where a tool is not installed (bubblewrap, LibreOffice, perl,
+ * Everything runs on the real tools (a Node.js script stands in for any tool where the tool itself does
+ * not matter). Where a tool is not installed (bubblewrap, LibreOffice, perl,
  * FFmpeg), the tests that need it skip with the reason and the install command, or fail under
  * REQUIRE_ALL_TOOLS=1 as in CI (test/support/requires.ts, .ci/run).
  */
@@ -29,11 +30,9 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const SOFFICE = findExecutable('soffice');
 const FFMPEG = findExecutable('ffmpeg');
-const PERL = findExecutable('perl');
 
-const confinedPerl = requires(tool('bwrap'), tool('perl'));
-const unsharedPerl = requires(tool('perl'), tool('unshare'));
-const perlOnly = requires(tool('perl'));
+const confined = requires(tool('bwrap'));
+const unshared = requires(tool('unshare'));
 const office = requires(tool('soffice'));
 const officeUnshared = requires(tool('soffice'), tool('unshare'));
 const confinedOffice = requires(tool('soffice'), tool('bwrap'));
@@ -75,62 +74,79 @@ const seen = (prefix: string) => receiver.requests.filter((r) => r.path.startsWi
 
 describe('a tool run through runTool (fully confined)', () => {
   const auto = () => confinement(parseEngineConfig({}));
-  /** Runs a Perl one-liner as an engine would: in a fresh work folder under `base`, its output captured. */
-  async function perl(base: string, script: string, ...args: string[]): Promise<string> {
+  /**
+   * Runs a Node.js script as an engine would (node is on every machine that runs the service, so it
+   * stands in for any tool): in a fresh work folder under `base`, its output captured. Its arguments
+   * are `process.argv.slice(1)`.
+   */
+  async function script(base: string, source: string, args: string[] = [], level = auto()): Promise<string> {
     return withWorkDir(base, async (dir) => {
-      const { stdout } = await runTool(PERL!, ['-e', script, ...args], {
+      const { stdout } = await runTool(process.execPath, ['-e', source, ...args], {
         cwd: dir,
         workDir: dir,
-        confinement: auto(),
+        readOnly: [path.dirname(process.execPath)],
+        confinement: level,
         signal: new AbortController().signal,
         captureStdout: true,
       });
       return stdout;
     });
   }
+  /** Connects to 127.0.0.1 at the port given, sends a request for /from-tool, prints `connected` or `refused`. */
+  const CONNECT = `
+    const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1');
+    socket.setTimeout(3000);
+    socket.on('connect', () => { socket.end('GET /from-tool HTTP/1.0\\r\\n\\r\\n'); process.stdout.write('connected'); });
+    socket.on('error', () => process.stdout.write('refused'));
+    socket.on('timeout', () => { socket.destroy(); process.stdout.write('refused'); });`;
+  const PRINT_ENV = `process.stdout.write(Object.keys(process.env).sort().map((k) => k + '=' + process.env[k]).join('\\n'))`;
   let base: string;
   beforeAll(() => {
     base = mkdtempSync(path.join(tmpdir(), 'confinement-base-'));
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  confinedPerl.it('is fully confined on this machine', () => {
+  confined.it('is fully confined on this machine', () => {
     expect(auto().level).toBe('bwrap');
   });
 
-  confinedPerl.it('cannot connect to a port on the host’s loopback', async () => {
-    const out = await perl(
-      base,
-      'use IO::Socket::INET; my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 3); if ($s) { print $s "GET /from-tool HTTP/1.0\\r\\n\\r\\n"; my $a = <$s>; print "connected" } else { print "refused" }',
-      String(receiver.port),
-    );
+  confined.it('cannot connect to a port on the host’s loopback', async () => {
+    const out = await script(base, CONNECT, [String(receiver.port)]);
     expect(out).toBe('refused');
     expect(seen('/from-tool')).toEqual([]);
   });
 
-  confinedPerl.it('cannot read a file outside its folder, nor another task’s folder beside it', async () => {
+  confined.it('cannot read a file outside its folder, nor another task’s folder beside it', async () => {
     const sibling = path.join(base, 'engine-other-task');
     mkdirSync(sibling, { recursive: true });
     writeFileSync(path.join(sibling, 'input.txt'), SECRET_TEXT);
-    const script = 'for my $f (@ARGV) { if (open(my $h, "<", $f)) { local $/; print "read $f: ", <$h>, "\\n" } else { print "unreadable $f\\n" } }';
-    const out = await perl(base, script, secretTxt, path.join(sibling, 'input.txt'), '/etc/passwd', path.join(process.cwd(), 'package.json'));
+    const read = `for (const f of process.argv.slice(1)) {
+      try { process.stdout.write('read ' + f + ': ' + require('node:fs').readFileSync(f, 'utf8') + '\\n'); }
+      catch { process.stdout.write('unreadable ' + f + '\\n'); }
+    }`;
+    const out = await script(base, read, [secretTxt, path.join(sibling, 'input.txt'), '/etc/passwd', path.join(process.cwd(), 'package.json')]);
     expect(out).not.toContain(SECRET_TEXT);
     expect(out).not.toContain('read ');
     expect(out.match(/unreadable/g)).toHaveLength(4);
   });
 
-  confinedPerl.it('cannot write a file outside its folder', async () => {
+  confined.it('cannot write a file outside its folder', async () => {
     const targets = [path.join(secretDir, 'written-by-tool'), path.join(base, 'written-by-tool'), path.join(tmpdir(), `written-by-tool-${process.pid}`)];
-    await perl(base, 'for my $f (@ARGV) { if (open(my $h, ">", $f)) { print $h "x"; close $h } }', ...targets);
+    // `inside.txt`, in its own folder, shows the script ran. (Writes into the sandbox's private /tmp may
+    // succeed: that tmpfs is gone with the sandbox, which the host checks below prove.)
+    const out = await script(base, `for (const f of process.argv.slice(1)) { try { require('node:fs').writeFileSync(f, 'x'); process.stdout.write('wrote ' + f + '\\n'); } catch {} }`, [...targets, 'inside.txt']);
+    expect(out).toContain('wrote inside.txt');
     for (const target of targets) expect(existsSync(target), target).toBe(false);
   });
 
-  confinedPerl.it('sees no host process and none of the host’s environment', async () => {
-    const out = await perl(
-      base,
-      'opendir(my $d, "/proc"); my @pids = grep { /^\\d+$/ } readdir($d); print "pids: @pids\\n"; for my $p (@pids, $ARGV[0]) { if (open(my $h, "<", "/proc/$p/environ")) { local $/; print <$h>, "\\n" } } print join("\\n", map { "$_=$ENV{$_}" } sort keys %ENV);',
-      String(process.pid),
-    );
+  confined.it('sees no host process and none of the host’s environment', async () => {
+    const processes = `
+      const fs = require('node:fs');
+      const pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n));
+      process.stdout.write('pids: ' + pids.join(' ') + '\\n');
+      for (const p of [...pids, process.argv[1]]) { try { process.stdout.write(fs.readFileSync('/proc/' + p + '/environ', 'utf8') + '\\n'); } catch {} }
+      ${PRINT_ENV};`;
+    const out = await script(base, processes, [String(process.pid)]);
     expect(out).not.toContain(CANARY);
     // Only the sandbox's own few processes: bubblewrap's init and the tool.
     const pids = /pids: ([\d ]*)/.exec(out)![1]!.trim().split(' ');
@@ -138,23 +154,18 @@ describe('a tool run through runTool (fully confined)', () => {
     expect(pids).not.toContain(String(process.pid));
   });
 
-  unsharedPerl.it('with only a network namespace (ENGINE_CONFINEMENT=unshare) cannot connect to the host’s loopback either', async () => {
-    const out = await withWorkDir(base, async (dir) => {
-      const { stdout } = await runTool(
-        PERL!,
-        ['-e', 'use IO::Socket::INET; print IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 3) ? "connected" : "refused"', String(receiver.port)],
-        { cwd: dir, workDir: dir, confinement: confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'unshare' })), signal: new AbortController().signal, captureStdout: true },
-      );
-      return stdout;
-    });
+  unshared.it('with only a network namespace (ENGINE_CONFINEMENT=unshare) cannot connect to the host’s loopback either', async () => {
+    const out = await script(base, CONNECT, [String(receiver.port)], confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'unshare' })));
     expect(out).toBe('refused');
+    expect(seen('/from-tool')).toEqual([]);
   });
 
-  perlOnly.it('gets no AWS credentials or other secrets from the environment', async () => {
+  it('gets no AWS credentials or other secrets from the environment, at whatever confinement this machine has', async () => {
     process.env.AWS_SECRET_ACCESS_KEY = CANARY;
     process.env.AWS_SESSION_TOKEN = CANARY;
     try {
-      const out = await perl(base, 'print join("\\n", map { "$_=$ENV{$_}" } sort keys %ENV)');
+      const out = await script(base, PRINT_ENV);
+      expect(out).toMatch(/^PATH=/m);
       expect(out).not.toContain(CANARY);
       expect(out).not.toMatch(/^AWS_/m);
     } finally {
