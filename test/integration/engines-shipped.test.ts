@@ -17,14 +17,7 @@ import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
 import { shippedFfmpeg, shippedFfprobe } from '#lib/engines/shipped.js';
 import { imageHeavyPdf, jpeg, textPdf } from '../fixtures/engine-fixtures.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
-
-const NO_SYSTEM_TOOLS = {
-  FFMPEG_PATH: '/nonexistent/ffmpeg',
-  FFPROBE_PATH: '/nonexistent/ffprobe',
-  GHOSTSCRIPT_PATH: '/nonexistent/gs',
-  QPDF_PATH: '/nonexistent/qpdf',
-  PERL_PATH: '/nonexistent/perl',
-};
+import { NO_SYSTEM_TOOLS } from '../support/fresh-machine.js';
 
 let h: Harness;
 let dir: string;
