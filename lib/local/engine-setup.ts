@@ -4,6 +4,7 @@
  * tool name the same install command when they skip (test/support/requires.ts). What is installed
  * is the engine registry's answer; this module only adds the advice.
  */
+import type { Confinement } from '../engines/confine.js';
 import type { EngineRegistry } from '../engines/registry.js';
 
 /** A system tool the engines or their tests run, and the Debian package that installs it. */
@@ -76,4 +77,19 @@ export function engineBannerLines(registry: EngineRegistry, indent = '  engines 
   const lines = [`${indent}${found.join(', ') || 'none'}`];
   for (const s of all.filter((e) => e.missing)) lines.push(`${pad}missing ${s.engine}: ${s.missing}; to add it: ${s.advice}`);
   return lines;
+}
+
+/** What each confinement level means for the engines, in the banner's words. */
+const CONFINEMENT_MEANING: Record<Confinement['level'], string> = {
+  bwrap: 'bubblewrap: each engine sees only its task folder, with no network',
+  unshare: 'unshare: engines have no network, but can read what your user can read; for full confinement: apt-get install bubblewrap',
+  platform: 'platform: the deployment isolates the engines (ENGINE_CONFINEMENT=platform)',
+  none: 'none: engines run with your network and files; for full confinement: apt-get install bubblewrap',
+};
+
+/** The banner's confinement line: the level the native engines run at here, and what it lets them reach. */
+export function confinementBannerLine(confinement: Confinement, indent = '  confinement  '): string {
+  if (confinement.unavailable) return `${indent}unavailable: ${confinement.unavailable} (no native engine runs)`;
+  const chosen = confinement.setting === 'auto' || confinement.setting === confinement.level ? '' : ` (ENGINE_CONFINEMENT=${confinement.setting})`;
+  return `${indent}${CONFINEMENT_MEANING[confinement.level]}${chosen}`;
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import type { EngineDescriptor } from '#lib/engines/catalog.js';
 import { EngineRegistry } from '#lib/engines/registry.js';
-import { engineAdvice, engineBannerLines } from '#lib/local/engine-setup.js';
+import { confinement } from '#lib/engines/confine.js';
+import { confinementBannerLine, engineAdvice, engineBannerLines } from '#lib/local/engine-setup.js';
 import { engine, requires } from '../support/requires.js';
 import { skipSummary } from '../support/tool-skips.js';
 
@@ -25,6 +26,22 @@ describe('npm start’s engine lines', () => {
       `           missing libreoffice: soffice was not found; install it or set SOFFICE_PATH; to add it: ${engineAdvice('libreoffice')}`,
     ]);
     expect(engineAdvice('libreoffice')).toContain('apt-get install libreoffice-writer-nogui');
+  });
+});
+
+describe('npm start’s confinement line', () => {
+  it('says what engines can reach at each level, and how to confine them fully', () => {
+    expect(confinementBannerLine(confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'none' })), '  c  ')).toBe(
+      '  c  none: engines run with your network and files; for full confinement: apt-get install bubblewrap',
+    );
+    expect(confinementBannerLine(confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'platform' })), '')).toMatch(/^platform: the deployment isolates/);
+    // A machine with neither bubblewrap nor unshare, as a fresh one may be: auto falls to none, and says so.
+    const bare = confinement(parseEngineConfig({ BWRAP_PATH: '/nonexistent/bwrap', UNSHARE_PATH: '/nonexistent/unshare' }));
+    expect(bare.level).toBe('none');
+    expect(confinementBannerLine(bare, '')).toBe('none: engines run with your network and files; for full confinement: apt-get install bubblewrap');
+    // Asked for and impossible: no native engine runs, and the line says why.
+    const impossible = confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'bwrap', BWRAP_PATH: '/nonexistent/bwrap' }));
+    expect(confinementBannerLine(impossible, '')).toMatch(/^unavailable: ENGINE_CONFINEMENT=bwrap, but .*\(no native engine runs\)$/);
   });
 });
 
