@@ -88,6 +88,12 @@ const engineShape = {
    */
   ENGINE_MAX_INPUT_BYTES: z.coerce.number().int().positive().default(2 ** 30),
   /**
+   * ExifTool in WebAssembly (where there is no perl) writes metadata into files of up to this many bytes
+   * (larger: FILE_TOO_LARGE naming this setting); it reads files of any size. 256 MiB by default: its
+   * writes take about as many seconds as the system ExifTool's, several times over for large files.
+   */
+  EXIFTOOL_WASM_MAX_WRITE_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  /**
    * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
    * streams and filter stages together, images included, counted before any parser expands them,
    * nothing kept) is refused with FILE_TOO_LARGE. 1 GiB by default.

@@ -129,6 +129,39 @@ export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'g
 /** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */
 export const qpdfWasm = () => shippedModule('@neslinesli93/qpdf-wasm', 'dist/qpdf.js', '12.2.0');
 
+/** ExifTool in WebAssembly: the loader of @uswriting/exiftool and the zeroperl runtime it runs on. */
+export interface ExiftoolModule extends ShippedFile {
+  /** zeroperl's ES module (its zeroperl.wasm beside it). */
+  runtime: string;
+}
+
+/**
+ * ExifTool compiled to WebAssembly (@uswriting/exiftool on @6over3/zeroperl-ts), if installed. Their ES
+ * module builds: zeroperl's CommonJS build looks for its .wasm at its build machine's path, so only the
+ * `dist/esm` copies are used (and packed).
+ */
+export function exiftoolWasm(): ExiftoolModule | undefined {
+  const key = 'wasm\0@uswriting/exiftool';
+  if (found.has(key)) return found.get(key) as ExiftoolModule | undefined;
+  let result: ExiftoolModule | undefined;
+  try {
+    // Both packages export only their entry points: their folders come from those.
+    const loader = require.resolve('@uswriting/exiftool');
+    const folder = path.resolve(path.dirname(loader), '..', '..');
+    const runtimeFolder = path.resolve(path.dirname(createRequire(loader).resolve('@6over3/zeroperl-ts')), '..', '..');
+    const file = path.join(folder, 'dist', 'esm', 'index.js');
+    const runtime = path.join(runtimeFolder, 'dist', 'esm', 'index.js');
+    const version = String(readPackage(folder)?.version ?? '0');
+    if (existsSync(file) && existsSync(runtime) && existsSync(path.join(runtimeFolder, 'dist', 'esm', 'zeroperl.wasm'))) {
+      result = { file, folder, version, runtime };
+    }
+  } catch {
+    // not installed
+  }
+  found.set(key, result);
+  return result;
+}
+
 /** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build. */
 export function ffprobeExecutable(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): string | undefined {
   return findExecutable(settings.FFPROBE_PATH) ?? (settings.SHIPPED_ENGINES ? shippedFfprobe()?.file : undefined);
