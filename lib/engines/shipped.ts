@@ -144,22 +144,28 @@ export function exiftoolWasm(): ExiftoolModule | undefined {
   const key = 'wasm\0@uswriting/exiftool';
   if (found.has(key)) return found.get(key) as ExiftoolModule | undefined;
   let result: ExiftoolModule | undefined;
-  try {
-    // Both packages export only their entry points: their folders come from those.
-    const loader = require.resolve('@uswriting/exiftool');
-    const folder = path.resolve(path.dirname(loader), '..', '..');
-    const runtimeFolder = path.resolve(path.dirname(createRequire(loader).resolve('@6over3/zeroperl-ts')), '..', '..');
+  // Found by folder: both packages export only entry points, and a package's CommonJS files may be
+  // left out of a function's zip (serverless.yml).
+  const folder = installedFolder('@uswriting/exiftool', require);
+  const runtimeFolder = folder ? installedFolder('@6over3/zeroperl-ts', createRequire(path.join(folder, 'package.json'))) : undefined;
+  if (folder && runtimeFolder) {
     const file = path.join(folder, 'dist', 'esm', 'index.js');
     const runtime = path.join(runtimeFolder, 'dist', 'esm', 'index.js');
-    const version = String(readPackage(folder)?.version ?? '0');
     if (existsSync(file) && existsSync(runtime) && existsSync(path.join(runtimeFolder, 'dist', 'esm', 'zeroperl.wasm'))) {
-      result = { file, folder, version, runtime };
+      result = { file, folder, version: String(readPackage(folder)?.version ?? '0'), runtime };
     }
-  } catch {
-    // not installed
   }
   found.set(key, result);
   return result;
+}
+
+/** The folder of the package `name` as `from` would find it (the nearest node_modules holding it). */
+function installedFolder(name: string, from: NodeJS.Require): string | undefined {
+  for (const dir of from.resolve.paths(name) ?? []) {
+    const folder = path.join(dir, name);
+    if (existsSync(path.join(folder, 'package.json'))) return folder;
+  }
+  return undefined;
 }
 
 /** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build. */
