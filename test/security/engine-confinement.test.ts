@@ -193,11 +193,15 @@ describe('which engines are offered at which confinement', () => {
 
   nativeTools.it('makes every native engine unavailable when the confinement asked for cannot be had, naming the setting', () => {
     const r = registry({ ...absent, ENGINE_CONFINEMENT: 'bwrap' });
-    for (const engine of ['ffmpeg', 'ghostscript', 'qpdf', 'libreoffice', 'exiftool']) {
+    for (const engine of ['ffmpeg', 'ghostscript', 'qpdf', 'libreoffice']) {
       expect(r.isAvailable(engine), engine).toBe(false);
       expect(r.installation(engine).missing, engine).toMatch(/ENGINE_CONFINEMENT=bwrap/);
     }
     expect(r.isAvailable('sharp')).toBe(true);
+    // exiftool keeps only its WebAssembly build: not a native tool, it sees nothing of the host but its
+    // input (engines-exiftool-wasm.test.ts).
+    expect(r.installation('exiftool').versions.map((v) => v.variant)).toEqual(['wasm']);
+    expect(registry({ ...absent, ENGINE_CONFINEMENT: 'bwrap', SHIPPED_ENGINES: 'false' }).installation('exiftool').missing).toMatch(/ENGINE_CONFINEMENT=bwrap/);
   });
 
   confinedOffice.it('offers LibreOffice where bubblewrap works', () => {
