@@ -4,21 +4,24 @@
  * WASI, @6over3/zeroperl-ts).
  *
  * Where it runs: one worker thread per process, started on the first call and kept, so the 25 MB
- * module is compiled and perl started once (about 1–3 s) and each later call costs what ExifTool does
- * (a few hundred milliseconds); the event loop of a process that also serves HTTP stays free. Calls run
- * one at a time, in order. A call that is cancelled or times out terminates the worker, as does any
- * failure of the worker itself; the next call starts a fresh one.
+ * module is compiled and perl started once (about 1.5–4 s) and each later call costs what ExifTool does
+ * (0.4–1.5 s, about 3× the system perl); the event loop of a process that also serves HTTP stays free.
+ * Calls run one at a time, in order. A call that is cancelled or times out terminates the worker, as
+ * does any failure of the worker itself; an interpreter that cannot be reset after a failed run is
+ * replaced inside it. The next call after a terminated worker starts a fresh one.
  *
- * What it can reach: perl sees only an in-memory file system (zeroperl's WASI has no preopened host
- * folder, no socket, no process, no rename or link) holding the ExifTool script, the call's input, read
- * from the host file on demand through a file-backed Blob, and its argument file. A write goes to
- * `-o <output>`, a device of that in-memory file system whose bytes this module streams to the output
- * file in the task's folder, nothing else on the host. The worker gets no environment variables; perl
- * gets an empty environment.
+ * What it can reach: perl sees only an in-memory file system (zeroperl's WASI: no preopened host
+ * folder, no socket, no process, no rename or link) holding the ExifTool script, the call's input (read
+ * from the host file as ExifTool goes, through a file-backed Blob: memory stays flat for any size) and
+ * its argument file. A write goes to `-o <output>`, a file of that in-memory file system given room for
+ * the largest output allowed up front (zeroperl's files otherwise grow by a whole copy per write),
+ * saved to the output path in the task's folder afterwards: memory grows by the output's size, hence
+ * EXIFTOOL_WASM_MAX_WRITE_BYTES. Nothing else reaches the host. The worker gets no environment
+ * variables; perl gets an empty environment.
  *
- * The same arguments and argument file as the perl path (exiftool.ts) give the same results; only the
- * in-place rewrite (`-overwrite_original`, a rename) becomes `-o`, which the in-memory file system
- * supports.
+ * The same arguments and argument file as the perl path (exiftool.ts) give the same results (compared
+ * tag for tag on JPEG, PNG, PDF and MP4 files); only the in-place rewrite (`-overwrite_original`,
+ * which renames) becomes `-o`.
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
