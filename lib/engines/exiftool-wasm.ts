@@ -168,7 +168,9 @@ async function run(job) {
     };
   } finally {
     files.createFileIn = createFileIn;
-    if (top !== '/exiftool' && top !== '/dev') files.removeFile(top);
+    // The call's folders go with their files; next to the script's own (/exiftool, /lib, /dev), only the files.
+    if (!['/exiftool', '/lib', '/dev'].includes(top)) files.removeFile(top);
+    else for (const file of [job.input, job.argFile, job.output]) if (file) files.removeFile(file);
   }
 }
 
