@@ -10,20 +10,24 @@
  *   WebAssembly (a node child, load included) against the system gs;
  * - qpdf: lossless optimize of the same PDF, WebAssembly against the system qpdf;
  * - metadata: EXIF read of a JPEG, the native engine (sharp + exifr, in this process) against exiftool
- *   on perl (a process per call, as the exiftool engine runs it).
+ *   on perl (a process per call, as the exiftool engine runs it);
+ * - ExifTool in WebAssembly (its worker thread, started once: the first call is reported on its own)
+ *   against exiftool on perl, with the exiftool engine's arguments: read of a JPEG, a PDF and a 10 MB
+ *   JPEG, and a write of EXIF + XMP into the small and the large JPEG.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import exifr from 'exifr';
 import sharp from 'sharp';
 import { confinement } from '#lib/engines/confine.js';
+import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/exiftool-wasm.js';
 import { findExecutable } from '#lib/engines/probe.js';
-import { ghostscriptWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/shipped.js';
+import { exiftoolWasm, ghostscriptWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/shipped.js';
 import { runTool, type ToolOptions } from '#lib/engines/tool.js';
 import { runWasm } from '#lib/engines/wasm.js';
-import { imageHeavyPdf, jpeg } from '../test/fixtures/engine-fixtures.js';
+import { imageHeavyPdf, jpeg, textPdf } from '../test/fixtures/engine-fixtures.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
@@ -121,6 +125,51 @@ export async function shippedEngineRatios(): Promise<string[]> {
       },
       (perl) => runTool(perl, [script, '-json', '-use', 'MWG', photo], { ...opts, captureStdout: true }),
     );
+
+    const exiftool = exiftoolWasm();
+    const perl = findExecutable('perl');
+    if (exiftool) {
+      const big = path.join(dir, 'big.jpg');
+      writeFileSync(big, await jpeg(4000, 3000, { noise: 40, quality: 95 }));
+      const doc = path.join(dir, 'doc.pdf');
+      writeFileSync(doc, await textPdf(5));
+      const argFile = path.join(dir, 'exiftool.args');
+      const readArgs = (file: string) => ['-charset', 'filename=utf8', '-struct', '-use', 'MWG', '-json', file];
+      // exiftool-vendored's write arguments for Artist, XMP-dc:Title and Keywords (exiftool.ts).
+      const tags = ['-sep', '\x1f', '-E', '-api', 'struct=1', '-use', 'MWG', '-Artist=Bench', '-XMP-dc:Title=Bench', '-Keywords=a\x1fb'];
+      const wasmOpts = { signal: opts.signal, workDir: dir, maxOutputBytes: 1 << 30 };
+      const wasmRead = (file: string) => () => runExiftoolWasm(exiftool, { args: readArgs(file), input: file, argFile }, wasmOpts);
+      let n = 0;
+      const wasmWrite = (file: string) => () => {
+        const target = path.join(out, `w${n++}.jpg`);
+        return runExiftoolWasm(exiftool, { args: [...tags, '-o', target, file], input: file, output: target, argFile }, wasmOpts);
+      };
+      const perlRun = (args: string[]) => (tool: string) => {
+        writeFileSync(argFile, `${args.join('\n')}\n`);
+        return runTool(tool, [script, '-@', argFile], { ...opts, captureStdout: true, okExitCodes: [1] });
+      };
+      const perlWrite = (file: string) => (tool: string) => {
+        const target = path.join(out, `p${n++}.jpg`);
+        execFileSync('cp', [file, target]);
+        return perlRun([...tags, '-overwrite_original', target])(tool);
+      };
+      const before = process.memoryUsage().rss;
+      const first = await timed(wasmRead(photo), 1);
+      const grown = process.memoryUsage().rss - before;
+      const perlOnce = perl ? await timed(() => perlRun(readArgs(photo))(perl), 1) : NaN;
+      lines.push(
+        `ExifTool in WebAssembly, first call of a process (worker start, module compile, perl start): ${first.toFixed(0)} ms` +
+          `${perl ? ` (${(first / perlOnce).toFixed(1)}x exiftool on perl's ${perlOnce.toFixed(0)} ms)` : ''}; the process's RSS +${(grown / 2 ** 20).toFixed(0)} MB`,
+      );
+      const label = 'ExifTool in WebAssembly (warm worker) vs exiftool on perl:';
+      await compare(`${label} read of a 1600×1200 JPEG`, perl, exiftool, wasmRead(photo), perlRun(readArgs(photo)));
+      await compare(`${label} read of a 5-page PDF`, perl, exiftool, wasmRead(doc), perlRun(readArgs(doc)));
+      await compare(`${label} read of a 4000×3000 JPEG (${(statSync(big).size / 2 ** 20).toFixed(1)} MB)`, perl, exiftool, wasmRead(big), perlRun(readArgs(big)));
+      await compare(`${label} EXIF + XMP write into the 1600×1200 JPEG`, perl, exiftool, wasmWrite(photo), perlWrite(photo));
+      await compare(`${label} EXIF + XMP write into the 4000×3000 JPEG`, perl, exiftool, wasmWrite(big), perlWrite(big));
+      lines.push(`ExifTool in WebAssembly: the process's RSS +${((process.memoryUsage().rss - before) / 2 ** 20).toFixed(0)} MB after these calls`);
+      await stopExiftoolWasm();
+    } else lines.push('ExifTool in WebAssembly: skipped (@uswriting/exiftool is not installed)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -88,6 +88,13 @@ const engineShape = {
    */
   ENGINE_MAX_INPUT_BYTES: z.coerce.number().int().positive().default(2 ** 30),
   /**
+   * ExifTool in WebAssembly (where there is no perl) writes metadata into files of up to this many bytes
+   * (larger: FILE_TOO_LARGE naming this setting); it reads files of any size, from disk as it goes. A
+   * write holds the new file in memory until it is saved (measured: a 225 MB video took 7 s and
+   * 560 MB of RSS in all). 256 MiB by default.
+   */
+  EXIFTOOL_WASM_MAX_WRITE_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  /**
    * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
    * streams and filter stages together, images included, counted before any parser expands them,
    * nothing kept) is refused with FILE_TOO_LARGE. 1 GiB by default.

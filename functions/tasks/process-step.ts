@@ -11,9 +11,10 @@ export const handler = stepConsumer('process', {
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The
- * WebAssembly Ghostscript and qpdf (lib/engines/shipped.ts) are read as files, so they are named here,
+ * WebAssembly Ghostscript, qpdf and ExifTool (lib/engines/shipped.ts; ExifTool's zeroperl comes as its
+ * dependency) are read as files, so they are named here,
  * in a branch that never runs, for this function only. The static FFmpeg/ffprobe builds are not packed
  * here: with Chromium they would take this function past Lambda's 250 MB (Lambda's process step has no
  * FFmpeg, as before; a media function of its own will carry them).
  */
-if (Date.now() < 0) void Promise.all([import('@okathira/ghostpdl-wasm'), import('@neslinesli93/qpdf-wasm')]);
+if (Date.now() < 0) void Promise.all([import('@okathira/ghostpdl-wasm'), import('@neslinesli93/qpdf-wasm'), import('@uswriting/exiftool')]);

@@ -19,7 +19,7 @@ import {
 } from './formats.js';
 import { confinement } from './confine.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
-import { ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { exiftoolWasm, ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 
 /** What an engine does for one operation. */
 export interface Capability {
@@ -71,6 +71,8 @@ export const BUNDLED_VERSIONS = {
   pdfLib: '1.17.1',
   /** The Perl exiftool inside exiftool-vendored.pl. */
   exiftool: '13.59',
+  /** ExifTool in WebAssembly: the ExifTool of @uswriting/exiftool 1.0.9 (`exiftool -ver`). */
+  exiftoolWasm: '13.42',
   archiver: '8.0.0',
   /** The Chromium inside @sparticuz/chromium 147.0.0. */
   chromium: '147.0.7727.0',
@@ -227,16 +229,25 @@ export const ENGINES: readonly EngineDescriptor[] = [
   },
   {
     name: 'exiftool',
-    description: 'ExifTool (exiftool-vendored, on perl): reading and writing metadata',
+    description: 'ExifTool: reading and writing metadata (exiftool-vendored on perl, else ExifTool in WebAssembly)',
     capabilities: [
       { operation: 'metadata', inputs: METADATA_FORMATS, outputs: null, options: [] },
       { operation: 'metadata/write', inputs: METADATA_WRITE_FORMATS, outputs: 'same', options: ['metadata'] },
     ],
     detect(settings) {
+      // The Perl ExifTool on the system perl (faster), else ExifTool in WebAssembly (exiftool-wasm.ts):
+      // its sandbox is its own in-memory file system, whatever ENGINE_CONFINEMENT finds. Both are
+      // listed, so `engine_version` can pick either.
+      const versions: InstalledVersion[] = [];
       const perl = findExecutable(settings.PERL_PATH);
-      return perl
-        ? confined(settings, { versions: [{ version: BUNDLED_VERSIONS.exiftool, executable: perl }] })
+      const native = perl
+        ? confined(settings, { versions: [{ version: BUNDLED_VERSIONS.exiftool, executable: perl, variant: 'perl' }] })
         : { versions: [], missing: `exiftool needs perl; ${settings.PERL_PATH} was not found (set PERL_PATH)` };
+      versions.push(...native.versions);
+      const wasm = settings.SHIPPED_ENGINES ? exiftoolWasm() : undefined;
+      if (wasm) versions.push({ version: BUNDLED_VERSIONS.exiftoolWasm, executable: wasm.file, variant: 'wasm' });
+      if (versions.length) return { versions };
+      return { versions, missing: `${native.missing}${settings.SHIPPED_ENGINES ? ' (and @uswriting/exiftool is not installed)' : ''}` };
     },
   },
   {

@@ -129,6 +129,45 @@ export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'g
 /** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */
 export const qpdfWasm = () => shippedModule('@neslinesli93/qpdf-wasm', 'dist/qpdf.js', '12.2.0');
 
+/** ExifTool in WebAssembly: the loader of @uswriting/exiftool and the zeroperl runtime it runs on. */
+export interface ExiftoolModule extends ShippedFile {
+  /** zeroperl's ES module (its zeroperl.wasm beside it). */
+  runtime: string;
+}
+
+/**
+ * ExifTool compiled to WebAssembly (@uswriting/exiftool on @6over3/zeroperl-ts), if installed. Their ES
+ * module builds: zeroperl's CommonJS build looks for its .wasm at its build machine's path, so only the
+ * `dist/esm` copies are used (and packed).
+ */
+export function exiftoolWasm(): ExiftoolModule | undefined {
+  const key = 'wasm\0@uswriting/exiftool';
+  if (found.has(key)) return found.get(key) as ExiftoolModule | undefined;
+  let result: ExiftoolModule | undefined;
+  // Found by folder: both packages export only entry points, and a package's CommonJS files may be
+  // left out of a function's zip (serverless.yml).
+  const folder = installedFolder('@uswriting/exiftool', require);
+  const runtimeFolder = folder ? installedFolder('@6over3/zeroperl-ts', createRequire(path.join(folder, 'package.json'))) : undefined;
+  if (folder && runtimeFolder) {
+    const file = path.join(folder, 'dist', 'esm', 'index.js');
+    const runtime = path.join(runtimeFolder, 'dist', 'esm', 'index.js');
+    if (existsSync(file) && existsSync(runtime) && existsSync(path.join(runtimeFolder, 'dist', 'esm', 'zeroperl.wasm'))) {
+      result = { file, folder, version: String(readPackage(folder)?.version ?? '0'), runtime };
+    }
+  }
+  found.set(key, result);
+  return result;
+}
+
+/** The folder of the package `name` as `from` would find it (the nearest node_modules holding it). */
+function installedFolder(name: string, from: NodeJS.Require): string | undefined {
+  for (const dir of from.resolve.paths(name) ?? []) {
+    const folder = path.join(dir, name);
+    if (existsSync(path.join(folder, 'package.json'))) return folder;
+  }
+  return undefined;
+}
+
 /** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build. */
 export function ffprobeExecutable(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): string | undefined {
   return findExecutable(settings.FFPROBE_PATH) ?? (settings.SHIPPED_ENGINES ? shippedFfprobe()?.file : undefined);

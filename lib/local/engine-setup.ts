@@ -37,7 +37,7 @@ const ENGINE_ADVICE: Record<string, string> = {
   ffmpeg: 'npm ci (static build; SHIPPED_ENGINES=true), apt-get install ffmpeg, or set FFMPEG_PATH and FFPROBE_PATH',
   ghostscript: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install ghostscript qpdf, or set GHOSTSCRIPT_PATH and QPDF_PATH',
   qpdf: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install qpdf, or set QPDF_PATH',
-  exiftool: 'apt-get install perl, or set PERL_PATH',
+  exiftool: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install perl, or set PERL_PATH',
   chrome: 'set CHROMIUM_PATH to a system Chromium (apt-get install chromium)',
 };
 

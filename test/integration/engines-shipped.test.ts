@@ -1,8 +1,9 @@
 /**
  * The engines shipped in npm packages, as a fresh machine after `npm ci` has them: every system tool
  * path points nowhere (no ffmpeg, ffprobe, gs, qpdf or perl), so FFmpeg and ffprobe are the static
- * builds of @ffmpeg-installer and @ffprobe-installer, Ghostscript and qpdf run as WebAssembly, and
- * metadata goes to the `native` engine. Confined as usual (bubblewrap where the machine has it).
+ * builds of @ffmpeg-installer and @ffprobe-installer, Ghostscript, qpdf and ExifTool run as
+ * WebAssembly, and the `native` metadata engine is there to be pinned. Confined as usual (bubblewrap
+ * where the machine has it).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -95,7 +96,7 @@ describe('video with the static FFmpeg and ffprobe of @ffmpeg-installer and @ffp
   });
 
   it('reads the duration and frame size of a video without exiftool', async () => {
-    const t = await h.run({ clip: base64(video, 'clip.mp4'), meta: { operation: 'metadata', input: 'clip' } });
+    const t = await h.run({ clip: base64(video, 'clip.mp4'), meta: { operation: 'metadata', engine: 'native', input: 'clip' } });
     expect(t.meta).toMatchObject({ status: 'finished', engine: 'native' });
     expect(t.meta!.result!.metadata).toMatchObject({ ImageWidth: 320, ImageHeight: 240, FileName: 'clip.mp4', MIMEType: 'video/mp4' });
     expect(Number(t.meta!.result!.metadata!.Duration)).toBeCloseTo(10, 0);
@@ -144,16 +145,19 @@ describe('PDFs with Ghostscript and qpdf compiled to WebAssembly', () => {
   });
 });
 
+// Without perl, ExifTool in WebAssembly is the default (engines-exiftool-wasm.test.ts); the native engine
+// stays for where that is off, and is pinned here.
 describe('metadata without perl (the native engine)', () => {
   it('writes EXIF into a JPEG and reads it back', async () => {
     const t = await h.run({
       photo: base64(await jpeg(640, 480), 'photo.jpg'),
       tagged: {
         operation: 'metadata/write',
+        engine: 'native',
         input: 'photo',
         metadata: { Artist: 'Ann Example', Copyright: '(c) 2026 Ann', Description: 'A test card', DateTimeOriginal: '2025:12:31 23:59:58' },
       },
-      meta: { operation: 'metadata', input: 'tagged' },
+      meta: { operation: 'metadata', engine: 'native', input: 'tagged' },
     });
     expect(t.tagged).toMatchObject({ status: 'finished', engine: 'native', engineVersion: BUNDLED_VERSIONS.exifr });
     expect(t.tagged!.result!.files![0]!.filename).toBe('photo.jpg');
@@ -176,8 +180,8 @@ describe('metadata without perl (the native engine)', () => {
   it('writes the Info of a PDF, read back by pdf-lib and by the metadata task', async () => {
     const t = await h.run({
       doc: base64(await textPdf(2), 'doc.pdf'),
-      tagged: { operation: 'metadata/write', input: 'doc', metadata: { Title: 'Quarterly report', 'PDF:Author': 'Ann Example', Keywords: 'engines, npm' } },
-      meta: { operation: 'metadata', input: 'tagged' },
+      tagged: { operation: 'metadata/write', engine: 'native', input: 'doc', metadata: { Title: 'Quarterly report', 'PDF:Author': 'Ann Example', Keywords: 'engines, npm' } },
+      meta: { operation: 'metadata', engine: 'native', input: 'tagged' },
     });
     expect(t.tagged).toMatchObject({ status: 'finished', engine: 'native' });
     const doc = await PDFDocument.load(await h.file(t.tagged!), { updateMetadata: false });
@@ -191,7 +195,7 @@ describe('metadata without perl (the native engine)', () => {
   it('refuses, by name, a tag it cannot write into an image', async () => {
     const t = await h.run({
       photo: base64(await jpeg(64, 48), 'photo.jpg'),
-      tagged: { operation: 'metadata/write', input: 'photo', metadata: { Artist: 'Ann', 'XMP-dc:Title': 'Card' } },
+      tagged: { operation: 'metadata/write', engine: 'native', input: 'photo', metadata: { Artist: 'Ann', 'XMP-dc:Title': 'Card' } },
     });
     expect(t.tagged).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
     expect(t.tagged!.message).toMatch(/^The native metadata engine cannot write XMP-dc:Title into jpg files; it writes ImageDescription, /);

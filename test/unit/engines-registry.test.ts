@@ -150,6 +150,10 @@ describe('the real engine catalog', () => {
     expect(installed('exiftool-vendored.pl')).toMatch(new RegExp(`^${BUNDLED_VERSIONS.exiftool.replace('.', '\\.')}(\\.|$)`));
     expect(installed('archiver')).toBe(BUNDLED_VERSIONS.archiver);
     expect(installed('exifr')).toBe(BUNDLED_VERSIONS.exifr);
+    // The ExifTool script inside @uswriting/exiftool names its version.
+    expect(readFileSync(new URL('../../node_modules/@uswriting/exiftool/dist/esm/index.js', import.meta.url), 'utf8')).toContain(
+      `my$version='${BUNDLED_VERSIONS.exiftoolWasm}'`,
+    );
     // @sparticuz/chromium's major is the Chromium major it ships (its full version is checked by the capture tests).
     expect(installed('@sparticuz/chromium').split('.')[0]).toBe(BUNDLED_VERSIONS.chromium.split('.')[0]);
   });
@@ -192,8 +196,32 @@ describe('the real engine catalog', () => {
     expect(r.installation('ghostscript').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' })]);
     expect(r.installation('qpdf').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' })]);
     expect(r.installation('ffmpeg').versions).toEqual([expect.objectContaining({ version: '4.1.0', variant: 'npm', executable: expect.stringMatching(/ffmpeg$/) })]);
-    expect(r.isAvailable('exiftool')).toBe(false);
-    expect(r.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
+    expect(r.installation('exiftool').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' })]);
+    expect(r.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftoolWasm });
+    expect(r.select('metadata', { inputFormat: 'mp4' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftoolWasm });
     expect(r.select('optimize', { inputFormat: 'pdf' })).toMatchObject({ engine: 'ghostscript', version: BUNDLED_VERSIONS.ghostscriptWasm });
+  });
+
+  it('prefers exiftool on perl, then ExifTool in WebAssembly, then the native metadata engine', () => {
+    // perl found (this file itself stands in for it): the Perl ExifTool first, the WebAssembly one pinnable.
+    const withPerl = new EngineRegistry(settings({ PERL_PATH: process.execPath, ENGINE_CONFINEMENT: 'none' }));
+    expect(withPerl.installation('exiftool').versions).toEqual([
+      expect.objectContaining({ version: BUNDLED_VERSIONS.exiftool, variant: 'perl' }),
+      expect.objectContaining({ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }),
+    ]);
+    expect(withPerl.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftool });
+    expect(withPerl.select('metadata', { inputFormat: 'pdf', engineVersion: BUNDLED_VERSIONS.exiftoolWasm }).installed).toMatchObject({ variant: 'wasm' });
+    // No perl: WebAssembly.
+    const noPerl = new EngineRegistry(settings({ PERL_PATH: '/nonexistent/perl' }));
+    expect(noPerl.select('metadata/write', { inputFormat: 'pdf' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftoolWasm });
+    // No perl and no shipped engines: the native one, and discovery says why exiftool is missing.
+    const nothing = new EngineRegistry(settings({ PERL_PATH: '/nonexistent/perl', SHIPPED_ENGINES: 'false' }));
+    expect(nothing.isAvailable('exiftool')).toBe(false);
+    expect(nothing.installation('exiftool').missing).toBe('exiftool needs perl; /nonexistent/perl was not found (set PERL_PATH)');
+    expect(nothing.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
+    expect(nothing.select('metadata', { inputFormat: 'pdf' })).toMatchObject({ engine: 'native' });
+    // An operator can still put the native engine first.
+    const nativeFirst = new EngineRegistry(settings({ PERL_PATH: '/nonexistent/perl', ENGINE_ORDER: 'metadata=native,exiftool' }));
+    expect(nativeFirst.select('metadata', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
   });
 });
