@@ -75,39 +75,46 @@ async function upToDate(dir: string, stamp: string): Promise<boolean> {
 /**
  * Writes `<file>.br` and `<file>.gz` for every asset into `dir` (default: GRAPHIQL_ASSETS_DIR below the
  * working directory) unless they are there for the installed version. Safe when several processes run
- * it at once: each builds in a folder of its own and moves it into place.
+ * it at once: each file is written under a name of this call's own and renamed over its final name, so
+ * a reader always finds a whole file (this version's or, until replaced, the previous one), and the stamp
+ * that says the folder is up to date comes last. The folder itself is never removed.
  */
 export async function buildGraphiqlAssets(dir = path.resolve(GRAPHIQL_ASSETS_DIR)): Promise<{ dir: string; built: boolean; bytes: number }> {
   const stamp = stampText();
-  const total = async () => {
+  if (await upToDate(dir, stamp)) {
     let bytes = 0;
     for (const file of GRAPHIQL_ASSET_FILES) for (const e of ENCODINGS) bytes += (await stat(path.join(dir, compressedName(file, e)))).size;
-    return bytes;
-  };
-  if (await upToDate(dir, stamp)) return { dir, built: false, bytes: await total() };
+    return { dir, built: false, bytes };
+  }
 
   const contents = await graphiqlAssetContents();
-  const work = `${dir}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  await mkdir(work, { recursive: true });
+  await mkdir(dir, { recursive: true });
+  const suffix = `.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const written: string[] = [];
+  let bytes = 0;
+  const put = async (name: string, data: Buffer | string) => {
+    const temporary = path.join(dir, name + suffix);
+    written.push(temporary);
+    await writeFile(temporary, data);
+    await rename(temporary, path.join(dir, name));
+  };
   try {
     await Promise.all(
       GRAPHIQL_ASSET_FILES.flatMap((file) => [
-        brotli(contents[file], { params: { ...BROTLI, [zlib.BROTLI_PARAM_SIZE_HINT]: contents[file].length } }).then((b) =>
-          writeFile(path.join(work, compressedName(file, 'br')), b),
-        ),
-        gz(contents[file], { level: GZIP_LEVEL }).then((b) => writeFile(path.join(work, compressedName(file, 'gzip')), b)),
+        brotli(contents[file], { params: { ...BROTLI, [zlib.BROTLI_PARAM_SIZE_HINT]: contents[file].length } }).then((b) => {
+          bytes += b.length;
+          return put(compressedName(file, 'br'), b);
+        }),
+        gz(contents[file], { level: GZIP_LEVEL }).then((b) => {
+          bytes += b.length;
+          return put(compressedName(file, 'gzip'), b);
+        }),
       ]),
     );
-    await writeFile(path.join(work, STAMP), stamp);
-    await rm(dir, { recursive: true, force: true });
-    try {
-      await rename(work, dir);
-    } catch (err) {
-      // Another process moved its folder into place first; fine when it is up to date.
-      if (!(await upToDate(dir, stamp))) throw err;
-    }
+    await put(STAMP, stamp);
   } finally {
-    await rm(work, { recursive: true, force: true });
+    // Whatever was not renamed into place (after a failure).
+    await Promise.all(written.map((f) => rm(f, { force: true })));
   }
-  return { dir, built: true, bytes: await total() };
+  return { dir, built: true, bytes };
 }

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -130,8 +130,12 @@ describe('building the assets', () => {
 
   it('ends with one complete folder when several processes build at once', async () => {
     const own = path.join(work, 'together');
-    const results = await Promise.all([buildGraphiqlAssets(own), buildGraphiqlAssets(own)]);
+    const results = await Promise.all([buildGraphiqlAssets(own), buildGraphiqlAssets(own), buildGraphiqlAssets(own)]);
     expect(results.every((r) => r.dir === own)).toBe(true);
-    expect((await buildGraphiqlAssets(own)).built).toBe(false);
+    const again = await buildGraphiqlAssets(own);
+    expect(again.built).toBe(false);
+    // Every builder counted the same bytes, and no builder's temporary file was left behind.
+    expect(results.map((r) => r.bytes)).toEqual([again.bytes, again.bytes, again.bytes]);
+    expect(readdirSync(own).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   }, 300_000);
 });
