@@ -64,9 +64,13 @@ export interface EngineResult {
 
 export type EngineHandler = (call: EngineCall) => Promise<EngineResult>;
 
-export interface EngineOperation {
-  operation: string;
+export interface EngineOperation extends EngineOperationShape {
   handlers: Readonly<Record<string, EngineHandler>>;
+}
+
+/** How an operation runs, whatever its engines: its handlers come from the engine families (operations/families/). */
+export interface EngineOperationShape {
+  operation: string;
   /** `each`: one engine call per input file; `all`: one call with every input (merge). */
   mode: 'each' | 'all';
   /** The output format the engine is chosen for (`undefined`: whatever the engine makes of the input, e.g. the same format). */

@@ -1,10 +1,4 @@
-/** `metadata/write`: a copy of the file with the `metadata` fields written (exiftool). */
-import { writeMetadata } from '../engines/exiftool.js';
-import { engineOperation } from './engine-task.js';
+/** `metadata/write`: a copy of the file with the `metadata` fields written (handlers: operations/families/). */
+import type { EngineOperationShape } from './engine-task.js';
 
-export const metadataWrite = engineOperation({
-  operation: 'metadata/write',
-  mode: 'each',
-  outputFormat: () => undefined,
-  handlers: { exiftool: writeMetadata },
-});
+export const metadataWriteShape: EngineOperationShape = { operation: 'metadata/write', mode: 'each', outputFormat: () => undefined };
