@@ -17,7 +17,11 @@
  * (lib/local/dispatcher.ts); S3 "Object Created" events through EventBridge (lib/local/s3-events.ts).
  *
  * Then, through the artifacts alone: a GraphQL query; one whole job import/base64 → thumbnail →
- * export/url and its download; HTML → PDF on the Chromium packed in the process zip; an import/upload
+ * export/url and its download; then one job for each engine function's family (lib/engines/families.ts):
+ * HTML → PDF on the Chromium packed in the chromium function, an FFmpeg video thumbnail, a PDF
+ * optimize, a metadata/write + metadata round trip; a job whose engine the deployed stack does not
+ * offer (GET /v2/operations, the stack's capability list) is reported as not available in the packages
+ * yet rather than failed, since creation refuses it the same way; an import/upload
  * task finished by the upload-received function; one request to every route (no 5xx); one run of every
  * scheduled function; and a load of every handler nothing invoked. Prints cold start and invocation
  * times per function; exits 1 on any failure. ARTIFACTS_DIR (default .serverless) and KEEP_TMP=1 (keep
@@ -603,14 +607,78 @@ async function scenario(gateway: string, apiKey: string) {
   const meta = await sharp(thumb.bytes).metadata();
   check(meta.format === 'png' && meta.width === 64, `downloaded thumbnail is ${meta.format} ${meta.width}×${meta.height}, want png 64 wide`);
   say(`  job ${thumb.jobId}: finished; ${thumb.file.filename} downloaded, ${meta.format} ${meta.width}×${meta.height}`);
-  const html = Buffer.from('<!doctype html><html><body><h1>Rendered by the packaged Chromium</h1></body></html>');
-  const pdf = await runJob({
-    in: { operation: 'import/base64', file: html.toString('base64'), filename: 'page.html' },
-    pdf: { operation: 'convert', input: 'in', input_format: 'html', output_format: 'pdf', engine: 'chrome' },
-    out: { operation: 'export/url', input: 'pdf' },
+
+  // One job per engine family, on the engines the stack says it has (the list every function shares).
+  const rows: Json[] = (await api('GET', '/v2/operations?alternatives=true')).data ?? [];
+  const offers = (operation: string, engine: string, input?: string) =>
+    rows.some((r) => r.operation === operation && r.engine === engine && (input === undefined || r.input_format === input));
+  const family = async (name: string, available: boolean, job: () => Promise<string>) => {
+    if (!available) {
+      say(`  ${name}: not available in this package yet (the stack does not offer its engine)`);
+      return;
+    }
+    say(`  ${name}: ${await job()}`);
+  };
+
+  await family('chromium (HTML → PDF)', offers('convert', 'chrome', 'html'), async () => {
+    const html = Buffer.from('<!doctype html><html><body><h1>Rendered by the packaged Chromium</h1></body></html>');
+    const pdf = await runJob({
+      in: { operation: 'import/base64', file: html.toString('base64'), filename: 'page.html' },
+      pdf: { operation: 'convert', input: 'in', input_format: 'html', output_format: 'pdf', engine: 'chrome' },
+      out: { operation: 'export/url', input: 'pdf' },
+    });
+    check(pdf.bytes.subarray(0, 5).toString('latin1') === '%PDF-', `HTML → PDF download is not a PDF: ${pdf.bytes.subarray(0, 40).toString('latin1')}`);
+    return `job ${pdf.jobId} finished; ${pdf.file.filename}, PDF of ${pdf.bytes.length} bytes`;
   });
-  check(pdf.bytes.subarray(0, 5).toString('latin1') === '%PDF-', `HTML → PDF download is not a PDF: ${pdf.bytes.subarray(0, 40).toString('latin1')}`);
-  say(`  job ${pdf.jobId}: finished; ${pdf.file.filename} downloaded, PDF of ${pdf.bytes.length} bytes`);
+
+  await family('media (FFmpeg video thumbnail)', offers('thumbnail', 'ffmpeg', 'mp4'), async () => {
+    const video = testVideo();
+    check(video !== undefined, 'no ffmpeg on this machine to make the test video with');
+    const out = await runJob({
+      in: { operation: 'import/base64', file: video!.toString('base64'), filename: 'clip.mp4' },
+      thumb: { operation: 'thumbnail', input: 'in', output_format: 'png', width: 80, timestamp: 1 },
+      out: { operation: 'export/url', input: 'thumb' },
+    });
+    const m = await sharp(out.bytes).metadata();
+    check(m.format === 'png' && m.width === 80, `video thumbnail is ${m.format} ${m.width}×${m.height}, want png 80 wide`);
+    return `job ${out.jobId} finished; ${out.file.filename}, ${m.format} ${m.width}×${m.height}`;
+  });
+
+  const optimizer = ['ghostscript', 'qpdf'].find((e) => offers('optimize', e, 'pdf'));
+  await family(`pdf (optimize${optimizer ? ` on ${optimizer}` : ''})`, optimizer !== undefined, async () => {
+    const { PDFDocument, StandardFonts } = await import('pdf-lib');
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    for (let i = 1; i <= 3; i++) doc.addPage([595, 842]).drawText(`page ${i} of the optimize check`, { x: 60, y: 760, size: 18, font });
+    const input = Buffer.from(await doc.save({ useObjectStreams: false }));
+    const out = await runJob({
+      in: { operation: 'import/base64', file: input.toString('base64'), filename: 'three-pages.pdf' },
+      opt: { operation: 'optimize', input: 'in', engine: optimizer },
+      out: { operation: 'export/url', input: 'opt' },
+    });
+    const pages = (await PDFDocument.load(out.bytes)).getPageCount();
+    check(pages === 3, `optimized PDF has ${pages} pages, want 3`);
+    return `job ${out.jobId} finished; ${input.length} → ${out.bytes.length} bytes, 3 pages`;
+  });
+
+  const metadataEngine = rows.find((r) => r.operation === 'metadata/write' && r.input_format === 'jpg')?.engine as string | undefined;
+  await family(`metadata round trip${metadataEngine ? ` on ${metadataEngine}` : ''}`, metadataEngine !== undefined && rows.some((r) => r.operation === 'metadata'), async () => {
+    const jpg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 120, b: 200 } } }).jpeg().toBuffer();
+    const written = await runJob({
+      in: { operation: 'import/base64', file: jpg.toString('base64'), filename: 'photo.jpg' },
+      write: { operation: 'metadata/write', input: 'in', metadata: { Artist: 'ci-lambda artist' } },
+      out: { operation: 'export/url', input: 'write' },
+    });
+    const read = await runJob({
+      in: { operation: 'import/base64', file: written.bytes.toString('base64'), filename: 'written.jpg' },
+      meta: { operation: 'metadata', input: 'in' },
+      out: { operation: 'export/url', input: 'in' },
+    });
+    const { data } = await api('GET', `/v2/jobs/${read.jobId}`);
+    const found = JSON.stringify(data.tasks.find((t: Json) => t.operation === 'metadata')?.result?.metadata ?? {});
+    check(found.includes('ci-lambda artist'), `metadata read back lacks the Artist written: ${found.slice(0, 300)}`);
+    return `jobs ${written.jobId}, ${read.jobId} finished; Artist written and read back`;
+  });
 
   // import/upload: the form's upload arrives in the bucket, the upload-received function finishes the task.
   const upload = (await api('POST', '/v2/import/upload', {})).data;
@@ -630,6 +698,16 @@ async function scenario(gateway: string, apiKey: string) {
   const uploaded = task.result?.files?.[0];
   check(uploaded?.filename === 'notes.txt' && uploaded?.size === content.length, `upload task result ${JSON.stringify(task.result)}`);
   say(`  import/upload ${upload.id}: finished with ${uploaded.filename} (${uploaded.size} bytes)`);
+}
+
+/** A 2-second 160×120 H.264 MP4 made with this machine's FFmpeg (the harness's own PATH), if it has one. */
+function testVideo(): Buffer | undefined {
+  const out = spawnSync(
+    'ffmpeg',
+    ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-pix_fmt', 'yuv420p', '-movflags', 'frag_keyframe+empty_moov', '-f', 'mp4', 'pipe:1'],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return out.status === 0 && out.stdout.length > 0 ? out.stdout : undefined;
 }
 
 /** What the artifacts see: no package of the repository resolves from their folders, no tool but node is on PATH. */
