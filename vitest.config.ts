@@ -8,5 +8,8 @@ export default defineConfig({
     // Integration and e2e suites start real servers; two cores, so keep parallelism modest.
     maxWorkers: 2,
     reporters: ['default'],
+    // Tests that need a missing tool skip with the reason (or fail under REQUIRE_ALL_TOOLS=1); the
+    // run ends with a summary of them (test/support/requires.ts).
+    globalSetup: ['test/support/tool-skips.ts'],
   },
 });

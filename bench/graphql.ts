@@ -7,7 +7,8 @@
  *   (the baseline: no gateway emulation, no Lambda adapter).
  * - `measureHandlerColdImport()`: bundles functions/graphql/handler.ts with esbuild the way
  *   serverless-esbuild does, then imports it in fresh Node processes and times the import and the
- *   first invocation (the creatures query).
+ *   first invocation (the creatures query). Run alone (`npx tsx bench/graphql.ts`); `npm run bench`
+ *   measures every HTTP function's packaged artifact instead (cold-start.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

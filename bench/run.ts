@@ -10,10 +10,11 @@ import { startPlatform } from '#lib/local/platform.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
-import { graphqlScenario, measureHandlerColdImport, startBareGraphqlServer } from './graphql.js';
+import { graphqlScenario, startBareGraphqlServer } from './graphql.js';
 import { largeFileRun } from './large-file.js';
 import { measure, table, type Result } from './measure.js';
 import { pipelineScenarios } from './pipeline.js';
+import { shippedEngineRatios } from './shipped-engines.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -84,15 +85,11 @@ try {
   } finally {
     await bare.close();
   }
-  const cold = await measureHandlerColdImport({ runs: 3 });
-  ratios.push(
-    `graphql handler bundle ${(cold.bundleBytes / 1e6).toFixed(1)} MB: cold import ${cold.importMs.median.toFixed(0)} ms, ` +
-      `first invocation ${cold.firstInvokeMs.median.toFixed(0)} ms (median of ${cold.runs})`,
-  );
-
+  // Cold starts of every HTTP function, GraphQL included, from the packaged artifacts.
   ratios.push(await coldStartReport());
   ratios.push(...(await pipelineScenarios(platform)));
   ratios.push(...(await engineScenarios(platform, benchSite)));
+  ratios.push(...(await shippedEngineRatios()));
   const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
   ratios.push(
     `${large.mib} MiB import/url → export/url → download: ${large.seconds.toFixed(1)} s, intact ${large.intact}; peak RSS ` +

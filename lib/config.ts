@@ -73,6 +73,11 @@ const engineShape = {
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
   /**
+   * Whether a missing system tool falls back to the engine shipped in an npm package (lib/engines/shipped.ts):
+   * static FFmpeg/ffprobe builds, Ghostscript and qpdf compiled to WebAssembly. `false`: only system tools.
+   */
+  SHIPPED_ENGINES: bool.default(true),
+  /**
    * How the native tools (ffmpeg, ffprobe, Ghostscript, qpdf, LibreOffice, exiftool's perl) are confined
    * (lib/engines/confine.ts): `auto` (default) the strongest that works here, bubblewrap, else a network
    * namespace by `unshare`, else none; `bwrap` or `unshare` that one or no native engine at all; `platform`
@@ -91,6 +96,12 @@ const engineShape = {
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
+  /**
+   * A processing task whose input files together are larger than this (bytes) is refused with
+   * FILE_TOO_LARGE before anything is downloaded: inputs, outputs and the engine's own temporary files
+   * share the process function's /tmp. 1 GiB by default, a quarter of the deployed function's 4 GiB.
+   */
+  ENGINE_MAX_INPUT_BYTES: z.coerce.number().int().positive().default(2 ** 30),
   /**
    * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
    * streams and filter stages together, images included, counted before any parser expands them,

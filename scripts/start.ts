@@ -2,8 +2,14 @@
  * `npm start`: the whole platform on this machine, the service on port 4000 (PORT), data kept
  * under .data/ (DATA_DIR). Prints the base URL and a development API key (API_KEY, when set, is
  * used as that key). The Google APIs are open (any token) unless GOOGLE_AUTH_MODE=enforced; the
- * banner says which. Ctrl-C stops everything.
+ * banner says which, lists the engines found (with versions) and the missing ones with how to add
+ * them, as the functions see them (the same settings), and what confinement they run under. Ctrl-C
+ * stops everything.
  */
+import { parseEngineConfig } from '#lib/config.js';
+import { confinement } from '#lib/engines/confine.js';
+import { EngineRegistry } from '#lib/engines/registry.js';
+import { confinementBannerLine, engineBannerLines } from '#lib/local/engine-setup.js';
 import { googleAuthBanner, startPlatform } from '#lib/local/platform.js';
 
 const port = Number(process.env.PORT ?? 4000);
@@ -30,6 +36,7 @@ const platform = await startPlatform({
   buildDir: '.esbuild',
 });
 
+const engineSettings = parseEngineConfig({ ...process.env, ...platform.env });
 console.log(`
   ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   base URL     ${platform.baseUrl}
@@ -39,6 +46,8 @@ console.log(`
   Google auth  ${googleAuthBanner(platform.googleAuthMode)}
   API key      ${platform.apiKey}   (every scope: file API and Google APIs)
   data         ${dataDir}/
+${engineBannerLines(new EngineRegistry(engineSettings)).join('\n')}
+${confinementBannerLine(confinement(engineSettings), '  confinement  ')}
 `);
 
 let stopping = false;

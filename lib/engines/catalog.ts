@@ -19,6 +19,7 @@ import {
 } from './formats.js';
 import { confinement } from './confine.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
+import { ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 
 /** What an engine does for one operation. */
 export interface Capability {
@@ -73,6 +74,12 @@ export const BUNDLED_VERSIONS = {
   archiver: '8.0.0',
   /** The Chromium inside @sparticuz/chromium 147.0.0. */
   chromium: '147.0.7727.0',
+  /** Ghostscript in @okathira/ghostpdl-wasm 1.1.0 (`gs --version`). */
+  ghostscriptWasm: '10.06.0',
+  /** qpdf in @neslinesli93/qpdf-wasm 0.3.0 (`qpdf --version`). */
+  qpdfWasm: '12.2.0',
+  /** exifr, which reads EXIF for the `native` metadata engine. */
+  exifr: '7.1.3',
 } as const;
 
 const IMAGE_OPTIONS = ['width', 'height', 'fit', 'quality', 'strip'] as const;
@@ -202,11 +209,20 @@ export const ENGINES: readonly EngineDescriptor[] = [
       { operation: 'watermark', inputs: VIDEO_FORMATS, outputs: 'same', options: WATERMARK_VIDEO_OPTIONS, credits: 2 },
     ],
     detect(settings) {
-      const ffmpeg = tool('FFMPEG_PATH', settings.FFMPEG_PATH, ['-version'], /ffmpeg version n?(\d+(?:\.\d+)+)/);
-      if (!ffmpeg.versions.length) return ffmpeg;
-      const ffprobe = findExecutable(settings.FFPROBE_PATH);
-      if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
-      return confined(settings, ffmpeg);
+      // The system FFmpeg (faster to update, and FFMPEG_PATH wins), else the static build shipped in
+      // @ffmpeg-installer (with @ffprobe-installer's ffprobe).
+      const system = tool('FFMPEG_PATH', settings.FFMPEG_PATH, ['-version'], /ffmpeg version n?(\d+(?:\.\d+)+)/);
+      if (system.versions.length) {
+        const ffprobe = ffprobeExecutable(settings);
+        if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
+        return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
+      }
+      const shipped = settings.SHIPPED_ENGINES ? shippedFfmpeg() : undefined;
+      if (!shipped) return { versions: [], missing: `${system.missing ?? 'ffmpeg was not found'} (the static build of @ffmpeg-installer is not installed for ${process.platform}-${process.arch})` };
+      if (!ffprobeExecutable(settings)) {
+        return { versions: [], missing: `${settings.FFPROBE_PATH} was not found and @ffprobe-installer is not installed; install ffprobe or set FFPROBE_PATH` };
+      }
+      return confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] });
     },
   },
   {
@@ -222,6 +238,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
         ? confined(settings, { versions: [{ version: BUNDLED_VERSIONS.exiftool, executable: perl }] })
         : { versions: [], missing: `exiftool needs perl; ${settings.PERL_PATH} was not found (set PERL_PATH)` };
     },
+  },
+  {
+    name: 'native',
+    description: 'Metadata without perl: sharp and exifr (image EXIF), pdf-lib (PDF Info), ffprobe (video and audio); fewer tags than exiftool',
+    capabilities: [
+      { operation: 'metadata', inputs: [...IMAGE_INPUT_FORMATS, 'pdf', ...VIDEO_FORMATS, ...AUDIO_FORMATS], outputs: null, options: [] },
+      { operation: 'metadata/write', inputs: ['jpg', 'png', 'webp', 'tiff', 'pdf'], outputs: 'same', options: ['metadata'] },
+    ],
+    detect: () => npm(BUNDLED_VERSIONS.exifr),
   },
   {
     name: 'libreoffice',
@@ -253,20 +278,30 @@ export const ENGINES: readonly EngineDescriptor[] = [
       { operation: 'thumbnail', inputs: ['pdf'], outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS },
     ],
     detect(settings) {
-      const gs = confined(settings, tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/));
-      if (!gs.versions.length) return gs;
-      // Ghostscript only reads qpdf's rewrite of a PDF, never the uploaded bytes (ghostscript.ts).
-      if (!findExecutable(settings.QPDF_PATH)) {
+      // Ghostscript only reads qpdf's rewrite of a PDF, never the uploaded bytes (ghostscript.ts):
+      // without a qpdf (system or WebAssembly) there is no Ghostscript engine.
+      if (!qpdfTool(settings)) {
         return { versions: [], missing: `Ghostscript reads PDFs only after qpdf has rewritten them; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
       }
-      return gs;
+      const system = tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/);
+      if (system.versions.length) return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
+      // Else Ghostscript compiled to WebAssembly (2–4× slower), run in a node child like a native tool.
+      const wasm = settings.SHIPPED_ENGINES ? ghostscriptWasm() : undefined;
+      if (!wasm) return { versions: [], missing: `${system.missing ?? 'gs was not found'} (and @okathira/ghostpdl-wasm is not installed)` };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, executable: wasm.file, variant: 'wasm' }] });
     },
   },
   {
     name: 'qpdf',
     description: 'qpdf: lossless PDF optimization (object streams, recompression, linearization)',
     capabilities: [{ operation: 'optimize', inputs: ['pdf'], outputs: 'same', options: ['flatten_signatures'] }],
-    detect: (settings) => confined(settings, tool('QPDF_PATH', settings.QPDF_PATH, ['--version'], /qpdf version (\d+(?:\.\d+)+)/)),
+    detect(settings) {
+      const found = qpdfTool(settings);
+      if (!found) return { versions: [], missing: `${settings.QPDF_PATH} was not found (and @neslinesli93/qpdf-wasm is not installed); install qpdf or set QPDF_PATH` };
+      if (found.variant === 'wasm') return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, executable: found.file, variant: 'wasm' }] });
+      const system = tool('QPDF_PATH', found.file, ['--version'], /qpdf version (\d+(?:\.\d+)+)/);
+      return confined(settings, system.versions.length ? { versions: [{ ...system.versions[0]!, variant: 'system' }] } : system);
+    },
   },
   {
     name: 'archiver',
@@ -283,8 +318,8 @@ export const DEFAULT_ENGINE_ORDER: Readonly<Record<string, readonly string[]>> =
   watermark: ['pdf-lib', 'sharp', 'ffmpeg'],
   'capture-website': ['chrome'],
   optimize: ['ghostscript', 'qpdf', 'sharp'],
-  metadata: ['exiftool'],
-  'metadata/write': ['exiftool'],
+  metadata: ['exiftool', 'native'],
+  'metadata/write': ['exiftool', 'native'],
   merge: ['pdf-lib'],
   archive: ['archiver'],
 };

@@ -38,32 +38,40 @@ export const ENGINE_FAMILY_OF: Readonly<Record<string, EngineFamily>> = {
   sharp: 'image',
   'pdf-lib': 'image',
   archiver: 'image',
+  // Metadata: the native engine (sharp, exifr, pdf-lib, and the static ffprobe for video and audio) and
+  // exiftool, which in Lambda has no perl: it runs there only as a WebAssembly build in this package.
+  native: 'image',
+  exiftool: 'image',
   ffmpeg: 'media',
   ghostscript: 'pdf',
   qpdf: 'pdf',
   chrome: 'chromium',
-  // LibreOffice and exiftool's perl cannot ship in a zip: both live in the office container image (Dockerfile).
+  // LibreOffice cannot ship in a zip: it lives in the office container image (Dockerfile).
   libreoffice: 'office',
-  exiftool: 'office',
 };
 
 /**
- * What each engine is in the deployed packages: the versions (and optional parts) its family's
- * function has. `undefined`: the engine does not ship in its function's package yet.
+ * What each engine is in the deployed packages: the versions (and variants, optional parts) its
+ * family's function finds there, as its own probe reports them (`npm run ci:lambda` runs a job on each;
+ * test/unit/engine-families.test.ts compares the npm-shipped ones with their probes). `undefined`: the
+ * engine is not in its function's package.
  */
 export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   sharp: { versions: [{ version: BUNDLED_VERSIONS.sharp }] },
   'pdf-lib': { versions: [{ version: BUNDLED_VERSIONS.pdfLib }] },
   archiver: { versions: [{ version: BUNDLED_VERSIONS.archiver }] },
+  native: { versions: [{ version: BUNDLED_VERSIONS.exifr }] },
   chrome: { versions: [{ version: BUNDLED_VERSIONS.chromium, variant: 'bundled' }] },
-  exiftool: { versions: [{ version: BUNDLED_VERSIONS.exiftool }] },
+  // The static Linux x64 builds of @ffmpeg-installer/linux-x64 (with @ffprobe-installer's ffprobe),
+  // versioned as their package is.
+  ffmpeg: { versions: [{ version: '4.1.0', variant: 'npm' }] },
+  ghostscript: { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' }] },
+  qpdf: { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' }] },
+  // perl's exiftool has no perl in Lambda; its WebAssembly build goes here once it is in the image
+  // function's package (then { versions: [{ version, variant: 'wasm' }] }, as its probe reports it).
+  exiftool: undefined,
   // Debian 12's LibreOffice Writer, as the Dockerfile installs it (its base image pins Debian 12).
   libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer'] },
-  // FFmpeg, Ghostscript and qpdf: their npm-shipped builds go here once those engines are in; until then
-  // the deployed stack says they are not in their function's package.
-  ffmpeg: undefined,
-  ghostscript: undefined,
-  qpdf: undefined,
 };
 
 /** The family of an engine, `undefined` for one no function runs. */

@@ -5,6 +5,10 @@
  * Every input is opened with its demuxer pinned from the detected format and only the `file` protocol
  * allowed (for nested opens too), so that a playlist in a video's clothes (HLS, concat lists, …) is
  * never read as one and nothing is fetched from a URL or another file.
+ *
+ * Two builds: the system FFmpeg (FFMPEG_PATH, FFPROBE_PATH), or the static builds shipped in
+ * @ffmpeg-installer (an FFmpeg 4.1 snapshot of December 2018) and @ffprobe-installer (July 2023). The
+ * static FFmpeg has every codec, filter and option used here but SVT-AV1: AV1 is encoded by libaom there.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,7 +16,7 @@ import type { EngineConfig } from '../config.js';
 import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
 import { TaskFailure } from '../operations/types.js';
 import { AUDIO_FORMATS, mimeType, normalizeFormat } from './formats.js';
-import { findExecutable } from './probe.js';
+import { ffprobeExecutable } from './shipped.js';
 import { fitInside, placement, renderWatermark, thumbnailFile, type WatermarkSpec } from './sharp.js';
 import { runTool } from './tool.js';
 
@@ -50,7 +54,7 @@ const DEMUXERS: Record<string, string> = {
 };
 
 /** How ffmpeg and ffprobe open an input: its format's demuxer, from a plain file only (nested opens included). */
-function openArgs(format: string | null | undefined): string[] {
+export function openArgs(format: string | null | undefined): string[] {
   const demuxer = format ? DEMUXERS[format] : undefined;
   if (!demuxer) throw new TaskFailure('UNSUPPORTED_FORMAT', `ffmpeg does not read ${format ?? 'files of unknown format'} here.`);
   return ['-protocol_whitelist', 'file', '-f', demuxer];
@@ -71,9 +75,9 @@ export async function probe(
   call: Pick<EngineCall, 'config' | 'tool'>,
   file: string,
   format: string | null | undefined,
-  settings: Pick<EngineConfig, 'FFPROBE_PATH'> = call.config,
+  settings: Pick<EngineConfig, 'FFPROBE_PATH' | 'SHIPPED_ENGINES'> = call.config,
 ): Promise<MediaInfo> {
-  const ffprobe = findExecutable(settings.FFPROBE_PATH);
+  const ffprobe = ffprobeExecutable(settings);
   if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
   const { stdout } = await runTool(ffprobe, ['-v', 'error', ...openArgs(format), '-print_format', 'json', '-show_format', '-show_streams', file], {
     ...call.tool,
@@ -102,14 +106,16 @@ function scaleFilter(width?: number, height?: number): string | undefined {
   return width !== undefined ? `scale=${width}:-2` : `scale=-2:${height}`;
 }
 
-function videoArgs(codecName: string, p: Record<string, any>): string[] {
-  const codec = VIDEO_CODECS[codecName] ?? codecName;
+function videoArgs(codecName: string, p: Record<string, any>, variant?: string): string[] {
+  let codec = VIDEO_CODECS[codecName] ?? codecName;
+  if (codec === 'libsvtav1' && variant === 'npm') codec = 'libaom-av1';
   if (codec === 'copy') return ['-c:v', 'copy'];
   const args = ['-c:v', codec];
-  const crf = p.crf ?? (codec === 'libvpx-vp9' ? 32 : codec === 'libsvtav1' ? 35 : 23);
+  const crf = p.crf ?? (codec === 'libvpx-vp9' ? 32 : codec === 'libsvtav1' || codec === 'libaom-av1' ? 35 : 23);
   if (codec === 'libx264' || codec === 'libx265') args.push('-crf', String(crf), '-preset', String(p.preset ?? 'medium'), '-pix_fmt', 'yuv420p');
   else if (codec === 'libvpx-vp9') args.push('-crf', String(crf), '-b:v', '0', '-row-mt', '1', '-deadline', 'good', '-cpu-used', '4');
   else if (codec === 'libsvtav1') args.push('-crf', String(crf), '-preset', '8');
+  else if (codec === 'libaom-av1') args.push('-crf', String(crf), '-b:v', '0', '-cpu-used', '8', '-row-mt', '1');
   else if (codec === 'mpeg4') args.push('-q:v', '4');
   return args;
 }
@@ -137,7 +143,7 @@ export async function convertMedia(call: EngineCall): Promise<EngineResult> {
     args.push('-vn', ...audioArgs(p.audio_codec ?? CONTAINER_DEFAULTS[to]!.audio, p));
   } else {
     const defaults = CONTAINER_DEFAULTS[to]!;
-    args.push(...videoArgs(p.video_codec ?? defaults.video!, p));
+    args.push(...videoArgs(p.video_codec ?? defaults.video!, p, call.choice.installed.variant));
     const scale = scaleFilter(p.width, p.height);
     if (scale && p.video_codec !== 'copy') args.push('-vf', scale);
     if (p.fps !== undefined && p.video_codec !== 'copy') args.push('-r', String(p.fps));
@@ -206,7 +212,7 @@ export async function watermarkVideo(call: EngineCall, watermarkImagePath?: stri
     `[0:v][1:v]overlay=${at.left}:${at.top}:format=auto`,
     '-map_metadata',
     '0',
-    ...videoArgs(defaults.video!, { crf: 20 }),
+    ...videoArgs(defaults.video!, { crf: 20 }, call.choice.installed.variant),
     ...(info.hasAudio ? ['-c:a', 'copy'] : ['-an']),
     ...(format === 'mp4' || format === 'mov' ? ['-movflags', '+faststart'] : []),
     out,

@@ -5,17 +5,24 @@
  * Ghostscript is a PostScript interpreter: given a file that does not start like a PDF it runs it as a
  * program. So it never parses the uploaded bytes: qpdf first rewrites the input into a new PDF in the
  * call's folder (its own header, objects and cross-reference table; qpdf parses PDF and executes
- * nothing), and Ghostscript reads that copy. Without qpdf the engine is not available (catalog.ts).
+ * nothing), and Ghostscript reads that copy, after checking it starts with the PDF signature. Without
+ * qpdf the engine is not available (catalog.ts).
+ *
+ * Two builds: the system `gs` (GHOSTSCRIPT_PATH), or Ghostscript compiled to WebAssembly
+ * (@okathira/ghostpdl-wasm), run by wasm.ts in a confined node child with the same arguments; qpdf
+ * likewise (qpdf.ts).
  */
-import { copyFile, mkdir, readdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, open as openFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
 import { mimeType, normalizeFormat } from './formats.js';
 import { pdfPageCount } from './limits.js';
-import { findExecutable } from './probe.js';
 import { selectPages } from './pdf.js';
 import { thumbnailFile, encode, open, resize } from './sharp.js';
+import { runQpdf } from './qpdf.js';
+import { ghostscriptWasm, qpdfTool } from './shipped.js';
 import { runTool } from './tool.js';
+import { runWasm } from './wasm.js';
 
 const PROFILES: Record<string, string[]> = {
   web: ['-dPDFSETTINGS=/ebook'],
@@ -32,15 +39,36 @@ const COLORSPACES: Record<string, string[]> = {
   cmyk: ['-sColorConversionStrategy=CMYK', '-dProcessColorModel=/DeviceCMYK'],
 };
 
-const gs = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args], call.tool);
+/**
+ * JPEG for colour and grey images in the WebAssembly build's pdfwrite output: its automatic filter
+ * choice was reported to keep photographs losslessly (Flate, 16 times larger); the system build keeps
+ * its automatic choice (Flate for flat images such as screenshots).
+ */
+const DCT_IMAGES = ['-dAutoFilterColorImages=false', '-dColorImageFilter=/DCTEncode', '-dAutoFilterGrayImages=false', '-dGrayImageFilter=/DCTEncode'];
+
+/** Runs Ghostscript on `source` (qpdf's rewrite) with `args` before it, writing into `outDir`. */
+function gs(call: EngineCall, args: string[], source: string, outDir: string) {
+  const all = ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args, source];
+  if (call.choice.installed.variant !== 'wasm') return runTool(call.choice.installed.executable!, all, call.tool);
+  const engine = ghostscriptWasm();
+  if (!engine) throw new Error('the Ghostscript WebAssembly build (@okathira/ghostpdl-wasm) is not installed');
+  return runWasm('gs', engine, { args: all, inputs: [source], outputs: [outDir] }, call.tool);
+}
 
 /** qpdf's rewrite of the input, the only file Ghostscript is given (see the top of this module). */
 async function normalized(call: EngineCall, file: string): Promise<string> {
-  const qpdf = findExecutable(call.config.QPDF_PATH);
+  const qpdf = qpdfTool(call.config);
   if (!qpdf) throw new Error(`Ghostscript reads PDFs only after qpdf has rewritten them, and ${call.config.QPDF_PATH} was not found (QPDF_PATH)`);
   const out = path.join(call.dir, `normalized-${path.basename(file)}.pdf`);
-  await runTool(qpdf, ['--warning-exit-0', file, out], call.tool);
+  await runQpdf(qpdf, ['--warning-exit-0'], file, out, call.tool);
+  // Never a file Ghostscript could run as PostScript: qpdf's output starts with the PDF signature.
+  const handle = await openFile(out, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(5), 0, 5, 0);
+    if (bytesRead < 5 || buffer.toString('latin1') !== '%PDF-') throw new Error('qpdf wrote a file that does not start with %PDF-');
+  } finally {
+    await handle.close();
+  }
   return out;
 }
 
@@ -60,9 +88,9 @@ export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
     '-dCompressFonts=true',
     // Signature fields (and the other annotations) drawn into the page instead of kept as fields.
     ...(p.flatten_signatures ? ['-dPreserveAnnots=false'] : []),
+    ...(call.choice.installed.variant === 'wasm' ? DCT_IMAGES : []),
     `-sOutputFile=${out}`,
-    source,
-  ]);
+  ], source, path.dirname(out));
   if ((await stat(out)).size >= input!.size && !p.colorspace && !p.flatten_signatures) {
     call.log.info('optimized PDF was not smaller; keeping the original bytes', { engine: 'ghostscript' });
     await copyFile(input!.path, out);
@@ -79,8 +107,7 @@ async function render(call: EngineCall, file: string, pages: number[], density: 
     '-dGraphicsAlphaBits=4',
     `-sPageList=${pages.join(',')}`,
     `-sOutputFile=${path.join(dir, 'page-%05d.png')}`,
-    file,
-  ]);
+  ], file, dir);
   return (await readdir(dir))
     .filter((f) => f.startsWith('page-'))
     .sort()

@@ -1,14 +1,31 @@
-/** The qpdf engine: lossless PDF optimization (object streams, recompressed streams, linearized for the web). */
+/**
+ * The qpdf engine: lossless PDF optimization (object streams, recompressed streams, linearized for the
+ * web). The system qpdf when there is one (QPDF_PATH), else qpdf compiled to WebAssembly (wasm.ts),
+ * which Ghostscript's input rewrite (ghostscript.ts) uses as well.
+ */
 import { copyFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { EngineCall, EngineResult } from '../operations/engine-task.js';
-import { runTool } from './tool.js';
+import { qpdfWasm, type QpdfTool } from './shipped.js';
+import { runTool, type ToolOptions, type ToolResult } from './tool.js';
+import { runWasm } from './wasm.js';
+
+/** Runs qpdf (`tool`) on `input`, writing `output` (both in the task's work folder), with `options` before the file names. */
+export function runQpdf(tool: QpdfTool, options: string[], input: string, output: string, opts: ToolOptions): Promise<ToolResult> {
+  const args = [...options, input, output];
+  if (tool.variant === 'system') return runTool(tool.file, args, opts);
+  return runWasm('qpdf', tool.module, { args, inputs: [input], outputs: [path.dirname(output)] }, opts);
+}
 
 export async function optimizePdfLossless(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);
-  await runTool(
-    call.choice.installed.executable!,
+  const { installed } = call.choice;
+  const wasm = installed.variant === 'wasm' ? qpdfWasm() : undefined;
+  const tool: QpdfTool = wasm ? { variant: 'wasm', file: wasm.file, module: wasm } : { variant: 'system', file: installed.executable! };
+  await runQpdf(
+    tool,
     [
       '--warning-exit-0',
       '--object-streams=generate',
@@ -18,11 +35,12 @@ export async function optimizePdfLossless(call: EngineCall): Promise<EngineResul
       '--linearize',
       // Signature fields and other annotations drawn into the page content.
       ...(call.payload.flatten_signatures ? ['--generate-appearances', '--flatten-annotations=all'] : []),
-      input!.path,
-      out,
     ],
+    input!.path,
+    out,
     call.tool,
   );
   if ((await stat(out)).size >= input!.size && !call.payload.flatten_signatures) await copyFile(input!.path, out);
   return { files: [{ path: out, filename: name!, contentType: 'application/pdf' }] };
 }
+

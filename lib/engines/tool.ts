@@ -1,5 +1,6 @@
 /**
- * Running native tools (ffmpeg, Ghostscript, qpdf, LibreOffice, exiftool's perl) for one engine call:
+ * Running native tools (ffmpeg, Ghostscript, qpdf, LibreOffice, exiftool's perl, and the WebAssembly
+ * engines' node, wasm.ts) for one engine call:
  * each confined to the task's work folder (confine.ts), in its own process group, killed with
  * everything it started when the task is cancelled or times out. A tool gets a minimal environment
  * (PATH, HOME inside the call's folder, LANG): no credential of this process reaches it. What it wrote
@@ -44,6 +45,8 @@ export interface ToolOptions extends ToolPlace {
   readOnly?: readonly string[];
   /** Exit codes besides 0 that still give a result (exiftool answers 1 with the JSON of an unreadable file). */
   okExitCodes?: readonly number[];
+  /** The tool's name in errors (default: the executable's file name; a WebAssembly engine runs as `node`). */
+  name?: string;
 }
 
 export interface ToolResult {
@@ -64,7 +67,7 @@ function tail(text: string): string {
 
 export function runTool(file: string, args: readonly string[], opts: ToolOptions): Promise<ToolResult> {
   opts.signal.throwIfAborted();
-  const tool = path.basename(file);
+  const tool = opts.name ?? path.basename(file);
   if (opts.confinement.unavailable) return Promise.reject(new ToolError(tool, null, opts.confinement.unavailable));
   const command = opts.confinement.command(file, args, { workDir: opts.workDir, cwd: opts.cwd, readOnly: opts.readOnly });
   // HOME and TMPDIR inside the call's folder: the profiles, caches and temporary files of the tools

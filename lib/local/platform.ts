@@ -376,7 +376,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         }),
     );
     const baseUrl = `http://localhost:${httpPort}`;
-    await waitForHttp(`${baseUrl}/v2/users/me`, child, 120_000);
+    // Seconds on an idle machine; bundling every function under load can take minutes.
+    await waitForHttp(`${baseUrl}/v2/users/me`, child, 300_000);
 
     // Queue → function delivery, as Lambda's event-source mappings do it.
     const lambda = `http://127.0.0.1:${lambdaPort}`;

@@ -117,6 +117,15 @@ async function download(ctx: OperationContext, file: InputFile, dir: string, ind
   return { path: target, filename: file.filename, format, size, taskId: file.taskId };
 }
 
+/** Refuses inputs that together would not leave room in the work folder for the outputs, before any download. */
+function checkInputBytes(inputs: readonly InputFile[], limit: number): void {
+  const total = inputs.reduce((sum, f) => sum + (f.size ?? 0), 0);
+  if (total > limit) {
+    const what = inputs.length === 1 ? `${inputs[0]!.filename} is` : `The ${inputs.length} input files are`;
+    throw new TaskFailure('FILE_TOO_LARGE', `${what} ${total} bytes; processing takes up to ${limit} bytes of input (ENGINE_MAX_INPUT_BYTES).`);
+  }
+}
+
 /** The limits that apply before decoding: image pixels from the header, PDF pages. */
 async function checkLimits(file: LocalFile, ctx: OperationContext, place: ToolPlace): Promise<void> {
   if (isImageFormat(file.format)) await checkImagePixels(file.filename, file.path, ctx.config);
@@ -169,6 +178,7 @@ export function engineOperation(op: EngineOperation): Implementation {
     let reported: EngineChoice | undefined;
     let credits = 0;
 
+    checkInputBytes([...files, ...extras], ctx.config.ENGINE_MAX_INPUT_BYTES);
     await withWorkDir(ctx.config.ENGINE_TMP_DIR, async (dir) => {
       const place: ToolPlace = { cwd: dir, workDir: dir, confinement: confinement(ctx.config), signal: ctx.signal };
       const localExtras: LocalFile[] = [];

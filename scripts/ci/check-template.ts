@@ -22,6 +22,8 @@
  *   (GOOGLE_AUTH_MODE=enforced): a deployed stage is open only when the operator says so;
  * - every function that runs tasks (a queue consumer `functions/tasks/<step>-step`) stops them
  *   (TASK_MAX_SECONDS) before its own Timeout;
+ * - every function that processes files takes at most half its /tmp as input (ENGINE_MAX_INPUT_BYTES
+ *   against EphemeralStorage), so an input leaves room for its output;
  * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
  *   function's architecture, whatever machine packaged them.
  *
@@ -234,6 +236,16 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
     const runsTasks = TASK_RUNNER.test(String(resources[fn]!.Properties?.Handler ?? '')) && (triggers.get(fn) ?? []).some((t) => t.startsWith('sqs:'));
     if (runsTasks && max !== undefined && Number(max) >= timeoutOf(fn)) {
       failures.push(`${fn}: TASK_MAX_SECONDS ${String(max)} is not below its Timeout ${timeoutOf(fn)}: a task would be killed with its function`);
+    }
+  }
+
+  for (const fn of functionIds) {
+    const props = resources[fn]!.Properties ?? {};
+    const maxInput = props.Environment?.Variables?.ENGINE_MAX_INPUT_BYTES;
+    if (maxInput === undefined) continue;
+    const storage = seconds(props.EphemeralStorage?.Size, 512) * MB;
+    if (2 * Number(maxInput) > storage) {
+      failures.push(`${fn}: ENGINE_MAX_INPUT_BYTES ${String(maxInput)} leaves no room for outputs in its ${storage / MB} MB of /tmp (at most half of it)`);
     }
   }
 

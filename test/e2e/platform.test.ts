@@ -17,7 +17,7 @@ const start = (bundle = false) => startPlatform({ dataDir, bundle, output: proce
 // Bundling every function first takes a minute on two idle cores, several under load.
 beforeAll(async () => {
   platform = await start(true);
-}, 300_000);
+}, 420_000);
 afterAll(async () => {
   await platform?.stop();
   rmSync(dataDir, { recursive: true, force: true });

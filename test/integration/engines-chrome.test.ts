@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
 import { browserVersion, closeBrowser, openContexts } from '#lib/engines/chrome/browser.js';
 import { startGuardedProxy } from '#lib/engines/chrome/guarded-proxy.js';
-import { pdfPageSizes, pdfPageText } from '../fixtures/engine-fixtures.js';
+import { pdfPageSizes } from '../fixtures/engine-fixtures.js';
+import { pdfPageText } from '../support/pdf-text.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 vi.mock('node:dns', async (importOriginal) => {
@@ -151,7 +152,7 @@ describe('capture-website', () => {
       expect(size.width).toBeCloseTo(595.3, -0.5);
       expect(size.height).toBeCloseTo(841.9, -0.5);
     }
-    expect(pdfPageText(await h.saveTo(dir, t.shot!), 1)).toContain('Annual report');
+    expect(await pdfPageText(await h.saveTo(dir, t.shot!), 1)).toContain('Annual report');
   });
 
   it('takes PNG screenshots at twice the viewport by default, and at the given scale', async () => {
@@ -182,7 +183,7 @@ describe('capture-website', () => {
     // A5 landscape: 210 × 148 mm.
     expect(size!.width).toBeCloseTo(595.3, -0.5);
     expect(size!.height).toBeCloseTo(419.5, -0.5);
-    expect(pdfPageText(await h.saveTo(dir, t.wide!), 1)).toContain('Footer 1');
+    expect(await pdfPageText(await h.saveTo(dir, t.wide!), 1)).toContain('Footer 1');
     const { data, info } = await sharp(await h.file(t.clear!)).raw().toBuffer({ resolveWithObject: true });
     expect(info.channels).toBe(4);
     // The bottom-right corner has no content: fully transparent.
@@ -206,7 +207,7 @@ describe('capture-website', () => {
       shot: { operation: 'capture-website', url: `${pages.origin}/probe`, output_format: 'pdf', wait_for_element: '#done' },
     });
     expect(t.shot).toMatchObject({ status: 'finished' });
-    const text = pdfPageText(await h.saveTo(dir, t.shot!), 1);
+    const text = await pdfPageText(await h.saveTo(dir, t.shot!), 1);
     // Refused in the browser (request interception: addresses and names known to be forbidden) or by
     // the proxy (names that resolve to forbidden addresses: a 403 the page cannot read cross-origin, or
     // a failed tunnel). With ALLOW_LOOPBACK_FETCH=true the same page reads "GOT:secret" for each of them.
@@ -251,7 +252,7 @@ describe('HTML to PDF with Chromium', () => {
     expect(t.pdf!.result!.files![0]!.filename).toBe('invoice.pdf');
     const [size] = await pdfPageSizes(await h.file(t.pdf!));
     expect(size!.width).toBeCloseTo(419.5, -0.5);
-    expect(pdfPageText(await h.saveTo(dir, t.pdf!), 1)).toContain('Invoice 42');
+    expect(await pdfPageText(await h.saveTo(dir, t.pdf!), 1)).toContain('Invoice 42');
     expect(secret.connections).toBe(0);
   });
 

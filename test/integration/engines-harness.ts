@@ -85,7 +85,7 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
       for await (const chunk of body) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks);
     },
-    /** Writes a task's output file to `dir` and returns its path (for tools such as pdftotext). */
+    /** Writes a task's output file to `dir` and returns its path (to read it back as a file). */
     async saveTo(dir: string, task: TaskRecord, index = 0): Promise<string> {
       const target = path.join(dir, `${task.id}-${index}-${task.result!.files![index]!.filename}`);
       writeFileSync(target, await this.file(task, index));

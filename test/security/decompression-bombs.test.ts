@@ -15,6 +15,7 @@ import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findExecutable } from '#lib/engines/probe.js';
 import { imageHeavyPdf, textPdf } from '../fixtures/engine-fixtures.js';
+import { engine, requires } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 
 const MB = 2 ** 20;
@@ -224,9 +225,12 @@ describe('the checks before any engine, in a process of their own', () => {
   });
 });
 
-describe('every PDF operation on a bomb', () => {
+/** Every PDF operation: Ghostscript (optimize, thumbnail), qpdf and exiftool (metadata) among them. */
+const pdfEngines = requires(engine('ghostscript'), engine('qpdf'), engine('exiftool'));
+
+pdfEngines.describe('every PDF operation on a bomb', () => {
   let h: Harness;
-  beforeAll(async () => {
+  pdfEngines.beforeAll(async () => {
     h = await startEngineHarness();
   });
   afterAll(async () => {
@@ -255,9 +259,9 @@ describe('every PDF operation on a bomb', () => {
   });
 });
 
-describe('normal PDFs', () => {
+pdfEngines.describe('normal PDFs', () => {
   let h: Harness;
-  beforeAll(async () => {
+  pdfEngines.beforeAll(async () => {
     h = await startEngineHarness();
   });
   afterAll(async () => {

@@ -4,8 +4,10 @@
  * links a document holds (images, backgrounds, sections, in ODT, flat ODT, DOCX, HTML); ffmpeg reads
  * no playlist that points elsewhere; tool messages that reach clients hold no temporary paths.
  *
- * Everything runs on the real tools. Where bubblewrap or LibreOffice is not installed, the tests
- * that need them are skipped with the reason in their name (CI installs both: .ci/run).
+ * Everything runs on the real tools (a Node.js script stands in for any tool where the tool itself does
+ * not matter). Where a tool is not installed (bubblewrap, LibreOffice, perl,
+ * FFmpeg), the tests that need it skip with the reason and the install command, or fail under
+ * REQUIRE_ALL_TOOLS=1 as in CI (test/support/requires.ts, .ci/run).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,17 +23,24 @@ import { findExecutable } from '#lib/engines/probe.js';
 import { runTool, withWorkDir } from '#lib/engines/tool.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
 import { colourVideo, zip } from '../fixtures/engine-fixtures.js';
+import { pdfText } from '../support/pdf-text.js';
+import { engine, requires, tool } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
-const BWRAP = findExecutable('bwrap');
 const SOFFICE = findExecutable('soffice');
-const PERL = findExecutable('perl');
 const FFMPEG = findExecutable('ffmpeg');
-const noBwrap = BWRAP ? '' : ' [SKIPPED: bwrap is not installed here; apt-get install bubblewrap]';
-const noOffice = SOFFICE ? noBwrap : ' [SKIPPED: soffice is not installed here; apt-get install libreoffice-writer-nogui]';
-const noFfmpeg = FFMPEG ? '' : ' [SKIPPED: ffmpeg is not installed here; apt-get install ffmpeg]';
-for (const reason of new Set([noBwrap, noOffice, noFfmpeg].filter(Boolean))) console.warn(`engine-confinement:${reason}`);
+
+const confined = requires(tool('bwrap'));
+const unshared = requires(tool('unshare'));
+const office = requires(tool('soffice'));
+const officeUnshared = requires(tool('soffice'), tool('unshare'));
+const confinedOffice = requires(tool('soffice'), tool('bwrap'));
+/** Every native engine's tool, so that confinement is the only reason one is unavailable. */
+const programs = requires(engine('ffmpeg'), engine('ghostscript'), engine('qpdf'));
+const officeAndPerl = requires(tool('soffice'), tool('perl'));
+const media = requires(engine('ffmpeg'));
+const confinedExiftool = requires(tool('bwrap'), engine('exiftool'));
 
 const SECRET_TEXT = 'TOPSECRET-7f3a9-host-only';
 const CANARY = 'canary-3c1e-host-environment';
@@ -52,7 +61,7 @@ beforeAll(async () => {
   // A magenta square: if it shows up in an output, the output holds an image.
   writeFileSync(secretPng, await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ff00ff' } }).png().toBuffer());
   secretVideo = path.join(secretDir, 'secret.mp4');
-  if (FFMPEG) writeFileSync(secretVideo, colourVideo());
+  if (media.met) writeFileSync(secretVideo, colourVideo());
   process.env.CONFINE_CANARY = CANARY;
 });
 afterAll(async () => {
@@ -64,64 +73,81 @@ afterAll(async () => {
 /** Requests the loopback server saw, by path prefix. */
 const seen = (prefix: string) => receiver.requests.filter((r) => r.path.startsWith(prefix)).map((r) => r.path);
 
-describe(`a tool run through runTool (fully confined)${noBwrap}`, () => {
+describe('a tool run through runTool (fully confined)', () => {
   const auto = () => confinement(parseEngineConfig({}));
-  /** Runs a Perl one-liner as an engine would: in a fresh work folder under `base`, its output captured. */
-  async function perl(base: string, script: string, ...args: string[]): Promise<string> {
+  /**
+   * Runs a Node.js script as an engine would (node is on every machine that runs the service, so it
+   * stands in for any tool): in a fresh work folder under `base`, its output captured. Its arguments
+   * are `process.argv.slice(1)`.
+   */
+  async function script(base: string, source: string, args: string[] = [], level = auto()): Promise<string> {
     return withWorkDir(base, async (dir) => {
-      const { stdout } = await runTool(PERL!, ['-e', script, ...args], {
+      const { stdout } = await runTool(process.execPath, ['-e', source, ...args], {
         cwd: dir,
         workDir: dir,
-        confinement: auto(),
+        readOnly: [path.dirname(process.execPath)],
+        confinement: level,
         signal: new AbortController().signal,
         captureStdout: true,
       });
       return stdout;
     });
   }
+  /** Connects to 127.0.0.1 at the port given, sends a request for /from-tool, prints `connected` or `refused`. */
+  const CONNECT = `
+    const socket = require('node:net').connect(Number(process.argv[1]), '127.0.0.1');
+    socket.setTimeout(3000);
+    socket.on('connect', () => { socket.end('GET /from-tool HTTP/1.0\\r\\n\\r\\n'); process.stdout.write('connected'); });
+    socket.on('error', () => process.stdout.write('refused'));
+    socket.on('timeout', () => { socket.destroy(); process.stdout.write('refused'); });`;
+  const PRINT_ENV = `process.stdout.write(Object.keys(process.env).sort().map((k) => k + '=' + process.env[k]).join('\\n'))`;
   let base: string;
   beforeAll(() => {
     base = mkdtempSync(path.join(tmpdir(), 'confinement-base-'));
   });
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
-  it.skipIf(!BWRAP || !PERL)('is fully confined on this machine', () => {
+  confined.it('is fully confined on this machine', () => {
     expect(auto().level).toBe('bwrap');
   });
 
-  it.skipIf(!BWRAP || !PERL)('cannot connect to a port on the host’s loopback', async () => {
-    const out = await perl(
-      base,
-      'use IO::Socket::INET; my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 3); if ($s) { print $s "GET /from-tool HTTP/1.0\\r\\n\\r\\n"; my $a = <$s>; print "connected" } else { print "refused" }',
-      String(receiver.port),
-    );
+  confined.it('cannot connect to a port on the host’s loopback', async () => {
+    const out = await script(base, CONNECT, [String(receiver.port)]);
     expect(out).toBe('refused');
     expect(seen('/from-tool')).toEqual([]);
   });
 
-  it.skipIf(!BWRAP || !PERL)('cannot read a file outside its folder, nor another task’s folder beside it', async () => {
+  confined.it('cannot read a file outside its folder, nor another task’s folder beside it', async () => {
     const sibling = path.join(base, 'engine-other-task');
     mkdirSync(sibling, { recursive: true });
     writeFileSync(path.join(sibling, 'input.txt'), SECRET_TEXT);
-    const script = 'for my $f (@ARGV) { if (open(my $h, "<", $f)) { local $/; print "read $f: ", <$h>, "\\n" } else { print "unreadable $f\\n" } }';
-    const out = await perl(base, script, secretTxt, path.join(sibling, 'input.txt'), '/etc/passwd', path.join(process.cwd(), 'package.json'));
+    const read = `for (const f of process.argv.slice(1)) {
+      try { process.stdout.write('read ' + f + ': ' + require('node:fs').readFileSync(f, 'utf8') + '\\n'); }
+      catch { process.stdout.write('unreadable ' + f + '\\n'); }
+    }`;
+    const out = await script(base, read, [secretTxt, path.join(sibling, 'input.txt'), '/etc/passwd', path.join(process.cwd(), 'package.json')]);
     expect(out).not.toContain(SECRET_TEXT);
     expect(out).not.toContain('read ');
     expect(out.match(/unreadable/g)).toHaveLength(4);
   });
 
-  it.skipIf(!BWRAP || !PERL)('cannot write a file outside its folder', async () => {
+  confined.it('cannot write a file outside its folder', async () => {
     const targets = [path.join(secretDir, 'written-by-tool'), path.join(base, 'written-by-tool'), path.join(tmpdir(), `written-by-tool-${process.pid}`)];
-    await perl(base, 'for my $f (@ARGV) { if (open(my $h, ">", $f)) { print $h "x"; close $h } }', ...targets);
+    // `inside.txt`, in its own folder, shows the script ran. (Writes into the sandbox's private /tmp may
+    // succeed: that tmpfs is gone with the sandbox, which the host checks below prove.)
+    const out = await script(base, `for (const f of process.argv.slice(1)) { try { require('node:fs').writeFileSync(f, 'x'); process.stdout.write('wrote ' + f + '\\n'); } catch {} }`, [...targets, 'inside.txt']);
+    expect(out).toContain('wrote inside.txt');
     for (const target of targets) expect(existsSync(target), target).toBe(false);
   });
 
-  it.skipIf(!BWRAP || !PERL)('sees no host process and none of the host’s environment', async () => {
-    const out = await perl(
-      base,
-      'opendir(my $d, "/proc"); my @pids = grep { /^\\d+$/ } readdir($d); print "pids: @pids\\n"; for my $p (@pids, $ARGV[0]) { if (open(my $h, "<", "/proc/$p/environ")) { local $/; print <$h>, "\\n" } } print join("\\n", map { "$_=$ENV{$_}" } sort keys %ENV);',
-      String(process.pid),
-    );
+  confined.it('sees no host process and none of the host’s environment', async () => {
+    const processes = `
+      const fs = require('node:fs');
+      const pids = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n));
+      process.stdout.write('pids: ' + pids.join(' ') + '\\n');
+      for (const p of [...pids, process.argv[1]]) { try { process.stdout.write(fs.readFileSync('/proc/' + p + '/environ', 'utf8') + '\\n'); } catch {} }
+      ${PRINT_ENV};`;
+    const out = await script(base, processes, [String(process.pid)]);
     expect(out).not.toContain(CANARY);
     // Only the sandbox's own few processes: bubblewrap's init and the tool.
     const pids = /pids: ([\d ]*)/.exec(out)![1]!.trim().split(' ');
@@ -129,23 +155,18 @@ describe(`a tool run through runTool (fully confined)${noBwrap}`, () => {
     expect(pids).not.toContain(String(process.pid));
   });
 
-  it.skipIf(!PERL || !findExecutable('unshare'))('with only a network namespace (ENGINE_CONFINEMENT=unshare) cannot connect to the host’s loopback either', async () => {
-    const out = await withWorkDir(base, async (dir) => {
-      const { stdout } = await runTool(
-        PERL!,
-        ['-e', 'use IO::Socket::INET; print IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $ARGV[0], Timeout => 3) ? "connected" : "refused"', String(receiver.port)],
-        { cwd: dir, workDir: dir, confinement: confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'unshare' })), signal: new AbortController().signal, captureStdout: true },
-      );
-      return stdout;
-    });
+  unshared.it('with only a network namespace (ENGINE_CONFINEMENT=unshare) cannot connect to the host’s loopback either', async () => {
+    const out = await script(base, CONNECT, [String(receiver.port)], confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'unshare' })));
     expect(out).toBe('refused');
+    expect(seen('/from-tool')).toEqual([]);
   });
 
-  it.skipIf(!PERL)('gets no AWS credentials or other secrets from the environment', async () => {
+  it('gets no AWS credentials or other secrets from the environment, at whatever confinement this machine has', async () => {
     process.env.AWS_SECRET_ACCESS_KEY = CANARY;
     process.env.AWS_SESSION_TOKEN = CANARY;
     try {
-      const out = await perl(base, 'print join("\\n", map { "$_=$ENV{$_}" } sort keys %ENV)');
+      const out = await script(base, PRINT_ENV);
+      expect(out).toMatch(/^PATH=/m);
       expect(out).not.toContain(CANARY);
       expect(out).not.toMatch(/^AWS_/m);
     } finally {
@@ -160,7 +181,7 @@ describe('which engines are offered at which confinement', () => {
   const tools = { SOFFICE_PATH: SOFFICE ?? 'soffice', FFMPEG_PATH: FFMPEG ?? 'ffmpeg' };
   const registry = (env: Record<string, string>) => new EngineRegistry(parseEngineConfig({ ...tools, ...env }));
 
-  it.skipIf(!SOFFICE)('does not offer LibreOffice without full confinement, and says how to get it', () => {
+  office.it('does not offer LibreOffice without full confinement, and says how to get it', () => {
     const r = registry(absent);
     expect(confinement(parseEngineConfig(absent)).level).toBe('none');
     expect(r.isAvailable('libreoffice')).toBe(false);
@@ -171,27 +192,37 @@ describe('which engines are offered at which confinement', () => {
     if (FFMPEG) expect(r.isAvailable('ffmpeg')).toBe(true);
   });
 
-  it.skipIf(!SOFFICE || !findExecutable('unshare'))('does not offer LibreOffice with only a network namespace (unshare) either', () => {
+  officeUnshared.it('does not offer LibreOffice with only a network namespace (unshare) either', () => {
     const env = { BWRAP_PATH: '/nonexistent/bwrap' };
     expect(confinement(parseEngineConfig(env)).level).toBe('unshare');
     expect(registry(env).isAvailable('libreoffice')).toBe(false);
   });
 
-  it.skipIf(!SOFFICE)('offers LibreOffice when the operator says the platform confines it, or opts out explicitly', () => {
+  office.it('offers LibreOffice when the operator says the platform confines it, or opts out explicitly', () => {
     expect(registry({ ...absent, ENGINE_CONFINEMENT: 'platform' }).isAvailable('libreoffice')).toBe(true);
     expect(registry({ ...absent, ENGINE_CONFINEMENT: 'none' }).isAvailable('libreoffice')).toBe(true);
   });
 
-  it('makes every native engine unavailable when the confinement asked for cannot be had, naming the setting', () => {
-    const r = registry({ ...absent, ENGINE_CONFINEMENT: 'bwrap' });
-    for (const engine of ['ffmpeg', 'ghostscript', 'qpdf', 'libreoffice', 'exiftool']) {
+  programs.it('makes every engine that runs a program unavailable when the confinement asked for cannot be had, naming the setting', () => {
+    // FFmpeg, Ghostscript and qpdf as this machine has them: system tools, or the npm-shipped builds (the
+    // WebAssembly ones run in a child process, confined like the rest).
+    const r = new EngineRegistry(parseEngineConfig({ ...absent, ENGINE_CONFINEMENT: 'bwrap' }));
+    for (const engine of ['ffmpeg', 'ghostscript', 'qpdf']) {
       expect(r.isAvailable(engine), engine).toBe(false);
       expect(r.installation(engine).missing, engine).toMatch(/ENGINE_CONFINEMENT=bwrap/);
     }
     expect(r.isAvailable('sharp')).toBe(true);
   });
 
-  it.skipIf(!SOFFICE || !BWRAP)('offers LibreOffice where bubblewrap works', () => {
+  officeAndPerl.it('makes LibreOffice and exiftool unavailable too', () => {
+    const r = registry({ ...absent, ENGINE_CONFINEMENT: 'bwrap' });
+    for (const engine of ['libreoffice', 'exiftool']) {
+      expect(r.isAvailable(engine), engine).toBe(false);
+      expect(r.installation(engine).missing, engine).toMatch(/ENGINE_CONFINEMENT=bwrap/);
+    }
+  });
+
+  confinedOffice.it('offers LibreOffice where bubblewrap works', () => {
     expect(confinement(parseEngineConfig({})).level).toBe('bwrap');
     expect(registry({}).isAvailable('libreoffice')).toBe(true);
   });
@@ -273,16 +304,13 @@ function docxLinkingImages(targets: string[]): Promise<Buffer> {
   });
 }
 
-describe(`LibreOffice follows none of a document’s links${noOffice}`, () => {
+confinedOffice.describe('LibreOffice follows none of a document’s links', () => {
   let h: Harness;
-  let out: string;
   let t: Record<string, TaskRecord>;
   const fileUrl = (file: string) => `file://${file}`;
 
-  beforeAll(async () => {
-    if (!SOFFICE || !BWRAP) return;
+  confinedOffice.beforeAll(async () => {
     h = await startEngineHarness();
-    out = mkdtempSync(path.join(tmpdir(), 'confinement-out-'));
     const url = (p: string) => `${receiver.url}${p}`;
     const convert = (input: string) => ({ operation: 'convert', input, output_format: 'pdf' });
     t = await h.run({
@@ -324,7 +352,6 @@ describe(`LibreOffice follows none of a document’s links${noOffice}`, () => {
   }, 900_000);
   afterAll(async () => {
     await h?.close();
-    if (out) rmSync(out, { recursive: true, force: true });
   });
 
   /** Checks one converted document: converted, nothing fetched, no image and no secret in it. */
@@ -334,42 +361,41 @@ describe(`LibreOffice follows none of a document’s links${noOffice}`, () => {
     const pdf = await h.file(task);
     expect(await pdfImages(pdf)).toBe(0);
     expect(pdf.includes(SECRET_TEXT)).toBe(false);
-    const text = execFileSync('pdftotext', [await h.saveTo(out, task), '-'], { encoding: 'utf8' });
+    const text = await pdfText(pdf);
     expect(text).toContain('After the links');
     expect(text).not.toContain(SECRET_TEXT);
   }
 
-  it.skipIf(!SOFFICE || !BWRAP)('DOCX: external image relationships to the loopback and to file:// are neither fetched nor embedded', async () => {
+  it('DOCX: external image relationships to the loopback and to file:// are neither fetched nor embedded', async () => {
     await expectNothingLinked(t.docxPdf!, '/docx/');
   });
 
-  it.skipIf(!SOFFICE || !BWRAP)('ODT: linked images and paragraph background images (http and file://) are neither fetched nor embedded', async () => {
+  it('ODT: linked images and paragraph background images (http and file://) are neither fetched nor embedded', async () => {
     await expectNothingLinked(t.odtPdf!, '/odt/');
   });
 
-  it.skipIf(!SOFFICE || !BWRAP)('flat ODT XML in an .odt: linked images are neither fetched nor embedded', async () => {
+  it('flat ODT XML in an .odt: linked images are neither fetched nor embedded', async () => {
     await expectNothingLinked(t.flatPdf!, '/flat/');
   });
 
-  it.skipIf(!SOFFICE || !BWRAP)('HTML in a .docx: <img> sources on the loopback and file:// are neither fetched nor embedded', async () => {
+  it('HTML in a .docx: <img> sources on the loopback and file:// are neither fetched nor embedded', async () => {
     await expectNothingLinked(t.htmlPdf!, '/html/');
   });
 
-  it.skipIf(!SOFFICE || !BWRAP)('linked sections (a local text file, a web page) do not pull their text in', async () => {
+  it('linked sections (a local text file, a web page) do not pull their text in', async () => {
     await expectNothingLinked(t.sectionPdf!, '/section/');
   });
 
-  it.skipIf(!SOFFICE || !BWRAP)('leaves nothing behind outside the work folders: no shared profile, no other file', () => {
+  it('leaves nothing behind outside the work folders: no shared profile, no other file', () => {
     expect(readdirSync(h.config.ENGINE_TMP_DIR)).toEqual([]);
-    expect(readdirSync(secretDir).sort()).toEqual(['secret.mp4', 'secret.png', 'secret.txt'].filter((f) => f !== 'secret.mp4' || FFMPEG));
+    expect(readdirSync(secretDir).sort()).toEqual(['secret.mp4', 'secret.png', 'secret.txt'].filter((f) => f !== 'secret.mp4' || media.met));
   });
 });
 
-describe(`ffmpeg reads no playlist that points elsewhere${noFfmpeg}`, () => {
+media.describe('ffmpeg reads no playlist that points elsewhere', () => {
   let h: Harness;
   let t: Record<string, TaskRecord>;
-  beforeAll(async () => {
-    if (!FFMPEG) return;
+  media.beforeAll(async () => {
     h = await startEngineHarness();
     // The relative way from an input in a work folder (<ENGINE_TMP_DIR>/engine-x/in/) to the secret video.
     const relative = path.relative(path.join(h.config.ENGINE_TMP_DIR, 'engine-x', 'in'), secretVideo);
@@ -402,34 +428,33 @@ describe(`ffmpeg reads no playlist that points elsewhere${noFfmpeg}`, () => {
     expect(task.message).toMatch(/failed \(exit code \d+\)/);
   }
 
-  it.skipIf(!FFMPEG)('an HLS playlist naming a loopback URL: no request, a clean failure', () => {
+  it('an HLS playlist naming a loopback URL: no request, a clean failure', () => {
     expect(seen('/hls/')).toEqual([]);
     expectCleanFailure(t.hlsHttpThumb!);
   });
 
-  it.skipIf(!FFMPEG)('an HLS playlist naming a local file outside the folder, by file:// or by ../: not read', () => {
+  it('an HLS playlist naming a local file outside the folder, by file:// or by ../: not read', () => {
     expectCleanFailure(t.hlsFileThumb!);
     expectCleanFailure(t.hlsRelativeThumb!);
   });
 
-  it.skipIf(!FFMPEG)('a concat list naming a loopback URL or a local file: no request, not read', () => {
+  it('a concat list naming a loopback URL or a local file: no request, not read', () => {
     expect(seen('/concat/')).toEqual([]);
     expectCleanFailure(t.concatHttpConvert!);
     expectCleanFailure(t.concatFileConvert!);
   });
 });
 
-describe(`exiftool writes nothing outside its folder${noBwrap}`, () => {
+confinedExiftool.describe('exiftool writes nothing outside its folder', () => {
   let h: Harness;
-  beforeAll(async () => {
-    if (!BWRAP) return;
+  confinedExiftool.beforeAll(async () => {
     h = await startEngineHarness();
   });
   afterAll(async () => {
     await h?.close();
   });
 
-  it.skipIf(!BWRAP)('a tag that makes exiftool create a link or move the file elsewhere leaves the host untouched', async () => {
+  it('a tag that makes exiftool create a link or move the file elsewhere leaves the host untouched', async () => {
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00ff00' } }).png().toBuffer();
     const targets = [path.join(secretDir, 'linked.png'), path.join(h.config.ENGINE_TMP_DIR, 'moved.png'), path.join(tmpdir(), `exif-moved-${process.pid}.png`)];
     const tasks: Record<string, Record<string, unknown>> = { img: base64(png, 'tiny.png') };

@@ -9,13 +9,14 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { ApiError } from '#lib/errors.js';
 import { discover } from '#lib/operations/discovery.js';
 import type * as FileApi from '#lib/http/file-api.js';
 import type * as JobsCreate from '#functions/jobs/create.js';
 import type * as TasksCreate from '#functions/tasks/create.js';
 import { jpeg, textPdf } from '../fixtures/engine-fixtures.js';
+import { engine, requires } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
@@ -78,13 +79,16 @@ function tree(root: string, skip: (rel: string) => boolean = () => false): strin
 /** Files named after this run's marker anywhere directly below the real temp folder. */
 const strays = () => readdirSync(realTmp).filter((n) => n.includes(`pwned-${marker}`));
 
-describe('metadata/write tag names', () => {
+/** Tag names are checked against the engine that writes them: without exiftool there is nothing to write with. */
+const exiftool = requires(engine('exiftool'));
+
+exiftool.describe('metadata/write tag names', () => {
   let h: Harness;
   let photo: Buffer;
   let pdf: Buffer;
   let previousTmp: string | undefined;
 
-  beforeAll(async () => {
+  exiftool.beforeAll(async () => {
     previousTmp = process.env.TMPDIR;
     process.env.TMPDIR = privateTmp;
     h = await startEngineHarness();
@@ -93,8 +97,10 @@ describe('metadata/write tag names', () => {
   });
   afterAll(async () => {
     await h?.close();
-    if (previousTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = previousTmp;
+    if (exiftool.met) {
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+    }
     for (const stray of strays()) rmSync(path.join(realTmp, stray), { recursive: true, force: true });
     rmSync(privateTmp, { recursive: true, force: true });
   });
@@ -175,13 +181,13 @@ describe('metadata/write tag names', () => {
   });
 });
 
-describe('POST /v2/jobs and POST /v2/metadata/write', () => {
+exiftool.describe('POST /v2/jobs and POST /v2/metadata/write', () => {
   let backend: Awaited<ReturnType<typeof startStateBackend>>;
   let key: string;
   let jobsCreate: typeof JobsCreate.handler;
   let tasksCreate: typeof TasksCreate.handler;
 
-  beforeAll(async () => {
+  exiftool.beforeAll(async () => {
     backend = await startStateBackend();
     useLocalEnv({ dynamodb: backend.endpoint, table: backend.table, RATE_LIMIT: '1000' });
     const [fileApi, jobs, tasks] = await Promise.all([

@@ -7,15 +7,17 @@
  * copy never appear.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
+import type * as Wasm from '#lib/engines/wasm.js';
 import { ApiError } from '#lib/errors.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
+import { requires, tool, type Requirement, type Requirements } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 
 const marker = randomUUID().slice(0, 8);
@@ -48,19 +50,39 @@ function epsBinary(ps: string, pdf: Buffer): Buffer {
 
 let h: Harness;
 let pdf: Buffer;
-let logDir: string;
 let variants: Record<string, Buffer>;
+/** Where this file logs every Ghostscript run: a copy of the file it parsed (`input-*`) and its arguments (`args`). */
+const logDir = mkdtempSync(path.join(tmpdir(), 'gs-log-'));
 
-/** Every file Ghostscript was given to parse during this file's tests, and its arguments. */
+function logInput(file: string): void {
+  if (existsSync(file)) copyFileSync(file, path.join(logDir, `input-${process.pid}-${randomUUID()}`));
+}
+
+/**
+ * The shipped Ghostscript runs through runWasm in a child process: the same log, taken where the
+ * engine's inputs and arguments are handed to that child.
+ */
+vi.mock('#lib/engines/wasm.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Wasm>();
+  return {
+    ...real,
+    runWasm: (...call: Parameters<typeof real.runWasm>) => {
+      const [name, , run] = call;
+      if (name === 'gs') {
+        appendFileSync(path.join(logDir, 'args'), `${run.args.join(' ')}\n`);
+        for (const file of run.inputs) logInput(file);
+      }
+      return real.runWasm(...call);
+    },
+  };
+});
+
 const gsInputs = () => readdirSync(logDir).filter((f) => f.startsWith('input-')).map((f) => readFileSync(path.join(logDir, f)));
 const gsCalls = () => (existsSync(path.join(logDir, 'args')) ? readFileSync(path.join(logDir, 'args'), 'utf8').trim().split('\n').filter(Boolean) : []);
 const strays = () => readdirSync(GS_TMP).filter((n) => n.includes(`pwned-${marker}`));
 
-beforeAll(async () => {
-  // Ghostscript behind a wrapper that keeps a copy of what it is asked to parse.
-  logDir = mkdtempSync(path.join(tmpdir(), 'gs-log-'));
-  const gs = findExecutable('gs');
-  if (!gs) throw new Error('these tests need Ghostscript (apt-get install ghostscript)');
+/** The system Ghostscript behind a logging wrapper (a shell script that copies its last argument, the file it parses). */
+function systemWrapper(): string {
   const wrapper = path.join(logDir, 'gs');
   writeFileSync(
     wrapper,
@@ -69,18 +91,48 @@ beforeAll(async () => {
       `printf '%s\\n' "$*" >> '${logDir}/args'`,
       'for a in "$@"; do last="$a"; done',
       `case "$last" in -*) ;; *) [ -f "$last" ] && cp "$last" "${logDir}/input-$$-$(date +%s%N)" ;; esac`,
-      `exec '${gs}' "$@"`,
+      `exec '${findExecutable('gs')}' "$@"`,
       '',
     ].join('\n'),
   );
   chmodSync(wrapper, 0o755);
-  // The wrapper logs outside the task's folder, which confinement rightly forbids: these tests are
-  // about what Ghostscript is given to parse, so they run it unconfined (engine-confinement.test.ts
-  // covers the confinement).
-  const settings = { GHOSTSCRIPT_PATH: wrapper, ENGINE_CONFINEMENT: 'none' };
-  setEngineRegistry(new EngineRegistry(parseEngineConfig(settings)));
+  return wrapper;
+}
+
+/** The shipped WebAssembly Ghostscript and qpdf, as a fresh machine has them after `npm ci`. */
+const SHIPPED = { GHOSTSCRIPT_PATH: `/nonexistent/gs-${marker}`, QPDF_PATH: `/nonexistent/qpdf-${marker}`, SHIPPED_ENGINES: 'true' };
+const shippedEngines: Requirement = {
+  name: 'shipped Ghostscript and qpdf',
+  missing: () =>
+    new EngineRegistry(parseEngineConfig(SHIPPED)).isAvailable('ghostscript')
+      ? undefined
+      : 'the WebAssembly Ghostscript and qpdf packages are not installed; to add them: npm ci',
+};
+
+/** System tools for the tests of their installation: the shipped one is tested all the same, which the reason says. */
+function systemVariant(...needs: Requirement[]): Requirement {
+  return {
+    name: needs.map((n) => n.name).join(' and '),
+    missing() {
+      const reasons = needs.map((n) => n.missing()).filter(Boolean);
+      return reasons.length ? `${reasons.join(' | ')}; the same tests run against the shipped WebAssembly build` : undefined;
+    },
+  };
+}
+
+/**
+ * Each installation of Ghostscript the service may use, and the settings that select it. The system
+ * one logs through its wrapper, which writes outside the task's folder: confinement rightly forbids
+ * that, and these tests are about what Ghostscript is given to parse, so it runs unconfined there
+ * (engine-confinement.test.ts covers the confinement). The WebAssembly one runs as it always does.
+ */
+const INSTALLATIONS: Array<{ name: string; needs: Requirements; settings: () => Record<string, string> }> = [
+  { name: 'system Ghostscript and qpdf', needs: requires(systemVariant(tool('gs'), tool('qpdf'))), settings: () => ({ GHOSTSCRIPT_PATH: systemWrapper(), ENGINE_CONFINEMENT: 'none' }) },
+  { name: 'Ghostscript and qpdf as WebAssembly', needs: requires(shippedEngines), settings: () => SHIPPED },
+];
+
+beforeAll(async () => {
   writeFileSync(secret, `the secret ${marker}\n`);
-  h = await startEngineHarness(settings);
   pdf = await textPdf(1, 'real PDF page');
   variants = {
     'a %!PS program with a PDF after it': Buffer.concat([Buffer.from(`%!PS-Adobe-3.0\n${program('ps-then-pdf')}`, 'latin1'), pdf]),
@@ -91,108 +143,137 @@ beforeAll(async () => {
     'a %PDF- header after a byte-order mark': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${program('bom')}`, 'latin1'), pdf]),
   };
 });
-afterAll(async () => {
+afterAll(() => {
   setEngineRegistry(undefined);
-  await h?.close();
   for (const stray of strays()) rmSync(path.join(GS_TMP, stray), { force: true });
   rmSync(secret, { force: true });
   rmSync(logDir, { recursive: true, force: true });
 });
 
-describe('PostScript dressed as PDF', () => {
-  const OPERATIONS: Record<string, Record<string, unknown>> = {
-    optimize: { operation: 'optimize', input: 'doc' },
-    optimizeQpdf: { operation: 'optimize', input: 'doc', engine: 'qpdf' },
-    thumbnail: { operation: 'thumbnail', input: 'doc', output_format: 'png', width: 100 },
-    convert: { operation: 'convert', input: 'doc', output_format: 'png' },
-    watermark: { operation: 'watermark', input: 'doc', text: 'x' },
-    merge: { operation: 'merge', input: 'doc', output_format: 'pdf' },
-  };
-
-  it.each([
-    'a %!PS program with a PDF after it',
-    'PostScript named .pdf',
-    'leading junk, PostScript, then a PDF',
-    'a DOS EPS binary header',
-    'a PostScript comment holding %PDF- on its first line',
-    'a %PDF- header after a byte-order mark',
-  ])('%s: every PDF operation ends in INVALID_INPUT and the PostScript never runs', async (variant) => {
-    const before = gsInputs().length;
-    const t = await h.run({ doc: base64(variants[variant]!, 'doc.pdf'), ...OPERATIONS });
-    for (const name of Object.keys(OPERATIONS)) {
-      expect(t[name], `${name}: ${t[name]!.message}`).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
-      expect(t[name]!.message, name).toContain('%PDF-');
-    }
-    expect(strays()).toEqual([]);
-    // Ghostscript was not even asked to look at it.
-    expect(gsInputs().length).toBe(before);
+describe.each(INSTALLATIONS)('$name', ({ needs, settings }) => {
+  needs.beforeAll(async () => {
+    const selected = settings();
+    setEngineRegistry(new EngineRegistry(parseEngineConfig(selected)));
+    h = await startEngineHarness(selected);
+  });
+  afterAll(async () => {
+    setEngineRegistry(undefined);
+    await h?.close();
   });
 
-  it('refuses the polyglot when input_format says pdf and the name says nothing', async () => {
-    const t = await h.run({
-      doc: base64(variants['a %!PS program with a PDF after it']!, 'upload'),
-      thumbnail: { operation: 'thumbnail', input: 'doc', input_format: 'pdf', output_format: 'png' },
-    });
-    expect(t.thumbnail).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
-    expect(strays()).toEqual([]);
-  });
-
-  it('without a declared format, PostScript is never taken for a PDF', async () => {
-    const t = await h.run({
-      doc: base64(variants['a %!PS program with a PDF after it']!, 'upload'),
-      thumbnail: { operation: 'thumbnail', input: 'doc', output_format: 'png' },
-    });
-    expect(t.thumbnail).toMatchObject({ status: 'error' });
-    expect(t.thumbnail!.code).toMatch(/^(INVALID_INPUT|UNSUPPORTED_FORMAT)$/);
-    expect(strays()).toEqual([]);
-  });
-});
-
-describe('what Ghostscript parses', () => {
-  it('is always qpdf’s normalized copy, never the uploaded bytes, and always with -dSAFER', async () => {
-    const before = gsInputs().length;
-    const callsBefore = gsCalls().length;
-    const t = await h.run({
-      doc: base64(pdf, 'doc.pdf'),
-      optimize: { operation: 'optimize', input: 'doc', profile: 'print' },
+  needs.describe('PostScript dressed as PDF', () => {
+    const OPERATIONS: Record<string, Record<string, unknown>> = {
+      optimize: { operation: 'optimize', input: 'doc' },
+      optimizeQpdf: { operation: 'optimize', input: 'doc', engine: 'qpdf' },
       thumbnail: { operation: 'thumbnail', input: 'doc', output_format: 'png', width: 100 },
-      convert: { operation: 'convert', input: 'doc', output_format: 'jpg' },
+      convert: { operation: 'convert', input: 'doc', output_format: 'png' },
+      watermark: { operation: 'watermark', input: 'doc', text: 'x' },
+      merge: { operation: 'merge', input: 'doc', output_format: 'pdf' },
+    };
+
+    it.each([
+      'a %!PS program with a PDF after it',
+      'PostScript named .pdf',
+      'leading junk, PostScript, then a PDF',
+      'a DOS EPS binary header',
+      'a PostScript comment holding %PDF- on its first line',
+      'a %PDF- header after a byte-order mark',
+    ])('%s: every PDF operation ends in INVALID_INPUT and the PostScript never runs', async (variant) => {
+      const before = gsInputs().length;
+      const t = await h.run({ doc: base64(variants[variant]!, 'doc.pdf'), ...OPERATIONS });
+      for (const name of Object.keys(OPERATIONS)) {
+        expect(t[name], `${name}: ${t[name]!.message}`).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
+        expect(t[name]!.message, name).toContain('%PDF-');
+      }
+      expect(strays()).toEqual([]);
+      // Ghostscript was not even asked to look at it.
+      expect(gsInputs().length).toBe(before);
     });
-    for (const name of ['optimize', 'thumbnail', 'convert']) expect(t[name], `${name}: ${t[name]!.message}`).toMatchObject({ status: 'finished', engine: 'ghostscript' });
-    const inputs = gsInputs().slice(before);
-    expect(inputs.length).toBe(3);
-    // qpdf writes its own header and binary comment line; pdf-lib (which made `pdf`) writes another.
-    for (const input of inputs) {
-      expect(input.subarray(0, 7).toString('latin1')).toBe('%PDF-1.');
-      expect(input.subarray(9, 14).equals(Buffer.from([0x25, 0xbf, 0xf7, 0xa2, 0xfe]))).toBe(true);
-      expect(input.equals(pdf)).toBe(false);
-    }
-    const calls = gsCalls().slice(callsBefore).filter((c) => c !== '--version');
-    expect(calls.length).toBeGreaterThanOrEqual(3);
-    for (const c of calls) expect(c.split(' ')).toContain('-dSAFER');
+
+    it('refuses the polyglot when input_format says pdf and the name says nothing', async () => {
+      const t = await h.run({
+        doc: base64(variants['a %!PS program with a PDF after it']!, 'upload'),
+        thumbnail: { operation: 'thumbnail', input: 'doc', input_format: 'pdf', output_format: 'png' },
+      });
+      expect(t.thumbnail).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
+      expect(strays()).toEqual([]);
+    });
+
+    it('without a declared format, PostScript is never taken for a PDF', async () => {
+      const t = await h.run({
+        doc: base64(variants['a %!PS program with a PDF after it']!, 'upload'),
+        thumbnail: { operation: 'thumbnail', input: 'doc', output_format: 'png' },
+      });
+      expect(t.thumbnail).toMatchObject({ status: 'error' });
+      expect(t.thumbnail!.code).toMatch(/^(INVALID_INPUT|UNSUPPORTED_FORMAT)$/);
+      expect(strays()).toEqual([]);
+    });
+  });
+
+  needs.describe('what Ghostscript parses', () => {
+    it('is always qpdf’s normalized copy, never the uploaded bytes, and always with -dSAFER', async () => {
+      const before = gsInputs().length;
+      const callsBefore = gsCalls().length;
+      const t = await h.run({
+        doc: base64(pdf, 'doc.pdf'),
+        optimize: { operation: 'optimize', input: 'doc', profile: 'print' },
+        thumbnail: { operation: 'thumbnail', input: 'doc', output_format: 'png', width: 100 },
+        convert: { operation: 'convert', input: 'doc', output_format: 'jpg' },
+      });
+      for (const name of ['optimize', 'thumbnail', 'convert']) expect(t[name], `${name}: ${t[name]!.message}`).toMatchObject({ status: 'finished', engine: 'ghostscript' });
+      const inputs = gsInputs().slice(before);
+      expect(inputs.length).toBe(3);
+      // qpdf writes its own header and binary comment line; pdf-lib (which made `pdf`) writes another.
+      for (const input of inputs) {
+        expect(input.subarray(0, 7).toString('latin1')).toBe('%PDF-1.');
+        expect(input.subarray(9, 14).equals(Buffer.from([0x25, 0xbf, 0xf7, 0xa2, 0xfe]))).toBe(true);
+        expect(input.equals(pdf)).toBe(false);
+      }
+      const calls = gsCalls().slice(callsBefore).filter((c) => c !== '--version');
+      expect(calls.length).toBeGreaterThanOrEqual(3);
+      for (const c of calls) expect(c.split(' ')).toContain('-dSAFER');
+    });
   });
 });
 
-describe('without qpdf', () => {
+/**
+ * Ghostscript is there, qpdf is not (neither the system one nor the shipped one): the reason names
+ * qpdf. A stand-in `gs` that only answers `--version` is enough, since nothing runs it.
+ */
+describe('without qpdf (system or shipped)', () => {
+  let standIn: string;
+  let settings: Record<string, string>;
+  beforeAll(() => {
+    standIn = path.join(logDir, 'stand-in-gs');
+    writeFileSync(standIn, '#!/bin/sh\necho 10.05.1\n');
+    chmodSync(standIn, 0o755);
+    settings = { GHOSTSCRIPT_PATH: standIn, QPDF_PATH: `/nonexistent/qpdf-${marker}`, SHIPPED_ENGINES: 'false' };
+  });
+
   it('the Ghostscript engine is not available, and discovery says why', () => {
-    const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}` }));
+    const registry = new EngineRegistry(parseEngineConfig(settings));
+    expect(registry.installation('ghostscript').versions).toEqual([]);
     expect(registry.isAvailable('ghostscript')).toBe(false);
     expect(registry.installation('ghostscript').missing).toMatch(/qpdf/);
     expect(registry.installation('ghostscript').missing).toMatch(/QPDF_PATH/);
     expect(registry.check('thumbnail', { inputFormat: 'pdf', outputFormat: 'png' })).toEqual([expect.objectContaining({ field: 'input_format' })]);
     // Images keep their engines.
     expect(registry.check('thumbnail', { inputFormat: 'jpg', outputFormat: 'png' })).toEqual([]);
+    // With the stand-in and a qpdf, it would be offered: the refusal is qpdf's absence alone.
+    const withQpdf = new EngineRegistry(parseEngineConfig({ GHOSTSCRIPT_PATH: standIn, SHIPPED_ENGINES: 'true' }));
+    expect(withQpdf.isAvailable('ghostscript')).toBe(true);
   });
 
   it('a job asking for a PDF thumbnail is refused at creation', async () => {
-    const registry = new EngineRegistry(parseEngineConfig({ QPDF_PATH: `/nonexistent/qpdf-${marker}` }));
-    setEngineRegistry(registry);
+    setEngineRegistry(new EngineRegistry(parseEngineConfig(settings)));
+    const harness = await startEngineHarness(settings);
     try {
       await expect(
-        h.run({ doc: base64(pdf, 'doc.pdf'), thumbnail: { operation: 'thumbnail', input: 'doc', input_format: 'pdf', output_format: 'png' } }),
+        harness.run({ doc: base64(pdf, 'doc.pdf'), thumbnail: { operation: 'thumbnail', input: 'doc', input_format: 'pdf', output_format: 'png' } }),
       ).rejects.toBeInstanceOf(ApiError);
     } finally {
-      setEngineRegistry(new EngineRegistry(parseEngineConfig({ GHOSTSCRIPT_PATH: path.join(logDir, 'gs') })));
+      setEngineRegistry(undefined);
+      await harness.close();
     }
   });
 });

@@ -136,7 +136,9 @@ describe('JSON nesting depth of request bodies', () => {
       expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(400);
       expect(res.json).toEqual({ code: 'INVALID_DATA', message: expect.stringContaining('32') });
       expect(res.json.message).toMatch(/nest/i);
-      expect(ms).toBeLessThan(1000);
+      // Refused before any deep walk: milliseconds on an idle machine; the bound only catches a hang or a
+      // quadratic parse, and is generous so that a loaded CI machine does not fail it.
+      expect(ms).toBeLessThan(5000);
     }
   });
 

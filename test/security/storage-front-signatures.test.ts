@@ -57,7 +57,8 @@ async function expectRefused(answer: Awaited<ReturnType<typeof timed>>, expected
   expect(answer.body).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>/);
   expect(code(answer.body)).toBe(expectedCode);
   expect(answer.body).not.toContain('the stored report');
-  expect(answer.ms).toBeLessThan(2000);
+  // Refused at once, without waiting on the stored object; generous for a loaded machine.
+  expect(answer.ms).toBeLessThan(5000);
 }
 
 async function stored(key: string): Promise<string | undefined> {

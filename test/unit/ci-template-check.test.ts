@@ -238,6 +238,14 @@ describe('check-template', () => {
     expect((await checkTemplate(t, dir)).failures).toEqual([]);
   });
 
+  it('fails a processing function whose input limit leaves no room in its /tmp for outputs', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkerFunction!.Properties.Environment = { Variables: { ENGINE_MAX_INPUT_BYTES: String(1024 * MB) } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: ENGINE_MAX_INPUT_BYTES 1073741824 leaves no room for outputs in its 512 MB/)]);
+    t.Resources.WorkerFunction!.Properties.EphemeralStorage = { Size: 4096 };
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
   it('fails a zip that packs sharp binaries for another platform than Lambda', async () => {
     await writeZip(path.join(dir, 'mac.zip'), [
       { name: 'functions/worker.cjs', data: 'exports.handler = async () => {};' },

@@ -81,7 +81,8 @@ describe('routing a process task to its engine family', () => {
     expect(route('convert', { output_format: 'pdf' }, input('page.html'))).toBe(FAMILY_QUEUES.chromium);
     expect(route('optimize', {}, input('report.pdf'))).toBe(FAMILY_QUEUES.pdf);
     expect(route('optimize', { engine: 'qpdf' }, input('report.pdf'))).toBe(FAMILY_QUEUES.pdf);
-    expect(route('metadata', {}, input('photo.jpg'))).toBe(FAMILY_QUEUES.office);
+    expect(route('metadata', {}, input('photo.jpg'))).toBe('process');
+    expect(route('metadata/write', { metadata: { Artist: 'a' } }, input('clip.mp4'))).toBe('process');
     expect(route('archive', { output_format: 'zip' }, input('a.txt', 'b.bin'))).toBe('process');
   });
 

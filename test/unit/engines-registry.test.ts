@@ -149,6 +149,7 @@ describe('the real engine catalog', () => {
     expect(installed('pdf-lib')).toBe(BUNDLED_VERSIONS.pdfLib);
     expect(installed('exiftool-vendored.pl')).toMatch(new RegExp(`^${BUNDLED_VERSIONS.exiftool.replace('.', '\\.')}(\\.|$)`));
     expect(installed('archiver')).toBe(BUNDLED_VERSIONS.archiver);
+    expect(installed('exifr')).toBe(BUNDLED_VERSIONS.exifr);
     // @sparticuz/chromium's major is the Chromium major it ships (its full version is checked by the capture tests).
     expect(installed('@sparticuz/chromium').split('.')[0]).toBe(BUNDLED_VERSIONS.chromium.split('.')[0]);
   });
@@ -174,14 +175,25 @@ describe('the real engine catalog', () => {
   });
 
   it('makes an engine whose tool is missing unavailable', () => {
-    const r = new EngineRegistry(settings({ GHOSTSCRIPT_PATH: '/nonexistent/gs', SOFFICE_PATH: 'no-such-soffice' }));
-    expect(r.isAvailable('ghostscript')).toBe(false);
-    expect(r.installation('ghostscript').missing).toBe('/nonexistent/gs was not found; install it or set GHOSTSCRIPT_PATH');
+    const r = new EngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice' }));
+    expect(r.isAvailable('libreoffice')).toBe(false);
     expect(r.installation('libreoffice').missing).toBe('no-such-soffice was not found; install it or set SOFFICE_PATH');
     expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf' })[0]?.field).toBe('input_format');
-    expect(r.check('optimize', { inputFormat: 'png', engine: 'ghostscript' })).toEqual([
-      { field: 'engine', message: 'The engine ghostscript is not available on this installation; choose one of: sharp.' },
+    expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf', engine: 'libreoffice' })).toEqual([
+      { field: 'input_format', message: expect.stringMatching(/^convert cannot read docx files on this installation; input formats: /) },
     ]);
-    expect(r.rows().some((row) => row.engine === 'ghostscript' || row.engine === 'libreoffice')).toBe(false);
+    expect(r.rows().some((row) => row.engine === 'libreoffice')).toBe(false);
+  });
+
+  it('falls back to the engines shipped in npm packages when the system tools are missing', () => {
+    const r = new EngineRegistry(
+      settings({ GHOSTSCRIPT_PATH: '/nonexistent/gs', QPDF_PATH: '/nonexistent/qpdf', FFMPEG_PATH: '/nonexistent/ffmpeg', FFPROBE_PATH: '/nonexistent/ffprobe', PERL_PATH: '/nonexistent/perl' }),
+    );
+    expect(r.installation('ghostscript').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' })]);
+    expect(r.installation('qpdf').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' })]);
+    expect(r.installation('ffmpeg').versions).toEqual([expect.objectContaining({ version: '4.1.0', variant: 'npm', executable: expect.stringMatching(/ffmpeg$/) })]);
+    expect(r.isAvailable('exiftool')).toBe(false);
+    expect(r.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
+    expect(r.select('optimize', { inputFormat: 'pdf' })).toMatchObject({ engine: 'ghostscript', version: BUNDLED_VERSIONS.ghostscriptWasm });
   });
 });

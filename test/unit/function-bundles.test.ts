@@ -53,11 +53,11 @@ describe('function bundles', () => {
 
   it('give each engine function only its own family\'s engines (sharp, for the image limits, in every one)', async () => {
     const own: Record<string, string[]> = {
-      image: ['sharp', 'archiver'],
+      image: ['sharp', 'archiver', 'exiftool-vendored', '@ffprobe-installer/ffprobe'],
       media: ['sharp', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'],
       pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm'],
       chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],
-      office: ['sharp', 'exiftool-vendored'],
+      office: ['sharp'],
     };
     const engineFunctions = (yml.custom as Record<string, any>).engineFunctions as Record<string, string>;
     for (const [name, family] of Object.entries(engineFunctions)) {

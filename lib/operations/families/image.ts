@@ -1,4 +1,10 @@
-/** The image family: sharp, pdf-lib and archiver (no native tool; the general process function). */
+/**
+ * The image family: sharp, pdf-lib and archiver, and metadata (exiftool, and the native engine of
+ * sharp, exifr, pdf-lib and ffprobe). No native tool but the static ffprobe, for the metadata of video
+ * and audio; the general process function.
+ */
+import { readMetadata, writeMetadata } from '../../engines/exiftool.js';
+import { readMetadataNative, writeMetadataNative } from '../../engines/metadata-native.js';
 import { imageToPdf, mergeToPdf, watermarkPdf } from '../../engines/pdf.js';
 import { convertImage, optimizeImage, thumbnailImage, watermarkImage, watermarkPng } from '../../engines/sharp.js';
 import { archive } from '../archive.js';
@@ -16,6 +22,8 @@ export const IMAGE_FAMILY: FamilyHandlers = {
     },
     optimize: { sharp: optimizeImage },
     merge: { 'pdf-lib': mergeToPdf },
+    metadata: { exiftool: readMetadata, native: readMetadataNative },
+    'metadata/write': { exiftool: writeMetadata, native: writeMetadataNative },
   },
   implementations: { archive },
 };

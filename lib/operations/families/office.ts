@@ -1,5 +1,4 @@
-/** The office family: LibreOffice and exiftool (on perl), which run in the office container image (Dockerfile). */
-import { readMetadata, writeMetadata } from '../../engines/exiftool.js';
+/** The office family: LibreOffice, which runs in the office container image (Dockerfile). */
 import { officeToPdf } from '../../engines/libreoffice.js';
 import type { FamilyHandlers } from './types.js';
 
@@ -7,7 +6,5 @@ export const OFFICE_FAMILY: FamilyHandlers = {
   family: 'office',
   engines: {
     convert: { libreoffice: officeToPdf },
-    metadata: { exiftool: readMetadata },
-    'metadata/write': { exiftool: writeMetadata },
   },
 };

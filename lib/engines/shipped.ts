@@ -1,0 +1,145 @@
+/**
+ * Engines shipped inside npm packages, the fallback when the system tool is absent (a fresh machine
+ * after `npm ci`, a Lambda zip): static FFmpeg and ffprobe builds, and Ghostscript and qpdf compiled to
+ * WebAssembly. Nothing here downloads anything: the files are in node_modules (or the function's zip,
+ * where these packages are installed as externals, see scripts/serverless-lambda-platform.cjs).
+ *
+ * Found once per process; a package that is not installed (another platform, a zip without it) is
+ * simply absent.
+ */
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { findExecutable } from './probe.js';
+
+/** A file of an installed npm package, with the package's folder and version. */
+export interface ShippedFile {
+  file: string;
+  folder: string;
+  version: string;
+  /** What the package says about the build (FFmpeg's build date and commit). */
+  build?: string;
+}
+
+// `__filename` in the CommonJS bundles Lambda runs (import.meta is empty there), the module URL under tsx.
+const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
+
+function packageFolder(name: string, entry = 'package.json'): string | undefined {
+  try {
+    const resolved = require.resolve(`${name}/${entry}`);
+    // The package's root: the folder of `name` under node_modules.
+    const marker = `${path.sep}node_modules${path.sep}${name.split('/').join(path.sep)}`;
+    const at = resolved.lastIndexOf(marker);
+    return at >= 0 ? resolved.slice(0, at + marker.length) : path.dirname(resolved);
+  } catch {
+    return undefined;
+  }
+}
+
+function readPackage(folder: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+const found = new Map<string, ShippedFile | undefined>();
+
+/**
+ * A runnable copy of a binary the package ships. The package's own file when this process may run
+ * it; otherwise (npm packs ffprobe without the execute bit for others, and a Lambda runs as another
+ * user than the one that unzipped it) a copy with mode 0755 in a folder of this user under the OS
+ * temp folder, made once and reused by later processes when it has the same size.
+ */
+function runnable(file: string, name: string, version: string): string | undefined {
+  try {
+    accessSync(file, constants.X_OK);
+    return file;
+  } catch {
+    // copied below
+  }
+  try {
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+    const dir = path.join(tmpdir(), `engine-tools-${uid}`, `${name.replace(/[^\w.-]+/g, '_')}-${version}`);
+    const copy = path.join(dir, path.basename(file));
+    if (existsSync(copy) && statSync(copy).size === statSync(file).size) {
+      accessSync(copy, constants.X_OK);
+      return copy;
+    }
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const partial = `${copy}.${process.pid}.partial`;
+    copyFileSync(file, partial);
+    chmodSync(partial, 0o755);
+    renameSync(partial, copy);
+    return copy;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The binary `binary` of the package `name` (e.g. `@ffmpeg-installer/linux-x64`), runnable, if it is installed. */
+export function shippedBinary(name: string, binary: string, buildField?: string): ShippedFile | undefined {
+  const key = `bin\0${name}\0${binary}`;
+  if (found.has(key)) return found.get(key);
+  let result: ShippedFile | undefined;
+  const folder = packageFolder(name);
+  const meta = folder ? readPackage(folder) : undefined;
+  const source = folder ? path.join(folder, binary) : undefined;
+  if (folder && meta && source && existsSync(source)) {
+    const version = String(meta.version ?? '0');
+    const file = runnable(source, name, version);
+    if (file) result = { file, folder: path.dirname(file), version, build: buildField ? String(meta[buildField] ?? '') || undefined : undefined };
+  }
+  found.set(key, result);
+  return result;
+}
+
+/** The platform package of a static FFmpeg/ffprobe build for this machine (Linux x64 is the one the service ships). */
+export const platformPackage = (tool: 'ffmpeg' | 'ffprobe') => `@${tool}-installer/${process.platform}-${process.arch}`;
+
+/** A WebAssembly engine's loader module (its `.wasm` beside it), if the package is installed. */
+export function shippedModule(name: string, entry: string, version: string): ShippedFile | undefined {
+  const key = `wasm\0${name}\0${entry}`;
+  if (found.has(key)) return found.get(key);
+  let result: ShippedFile | undefined;
+  const folder = packageFolder(name, entry);
+  try {
+    const file = require.resolve(`${name}/${entry}`);
+    if (folder && existsSync(file)) result = { file, folder, version };
+  } catch {
+    // not installed
+  }
+  found.set(key, result);
+  return result;
+}
+
+/** Forgets what was found (tests). */
+export function resetShipped(): void {
+  found.clear();
+}
+
+/** The static FFmpeg of @ffmpeg-installer for this platform. */
+export const shippedFfmpeg = () => shippedBinary(platformPackage('ffmpeg'), 'ffmpeg', 'ffmpeg');
+/** The static ffprobe of @ffprobe-installer for this platform. */
+export const shippedFfprobe = () => shippedBinary(platformPackage('ffprobe'), 'ffprobe', 'ffprobe');
+/** Ghostscript compiled to WebAssembly (@okathira/ghostpdl-wasm). */
+export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'gs.js', '10.06.0');
+/** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */
+export const qpdfWasm = () => shippedModule('@neslinesli93/qpdf-wasm', 'dist/qpdf.js', '12.2.0');
+
+/** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build. */
+export function ffprobeExecutable(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): string | undefined {
+  return findExecutable(settings.FFPROBE_PATH) ?? (settings.SHIPPED_ENGINES ? shippedFfprobe()?.file : undefined);
+}
+
+/** The qpdf to run: the system one (QPDF_PATH) when present, else the WebAssembly build. */
+export type QpdfTool = { variant: 'system'; file: string } | { variant: 'wasm'; file: string; module: ShippedFile };
+
+export function qpdfTool(settings: { QPDF_PATH: string; SHIPPED_ENGINES: boolean }): QpdfTool | undefined {
+  const system = findExecutable(settings.QPDF_PATH);
+  if (system) return { variant: 'system', file: system };
+  const wasm = settings.SHIPPED_ENGINES ? qpdfWasm() : undefined;
+  return wasm ? { variant: 'wasm', file: wasm.file, module: wasm } : undefined;
+}

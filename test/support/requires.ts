@@ -1,0 +1,158 @@
+/**
+ * Tests that need something this machine may lack (a system tool, or an engine the registry finds
+ * unavailable) declare it here, and one mechanism decides what happens when it is missing:
+ *
+ * - the test is skipped with a one-line reason naming what is missing and how to install it
+ *   (shown beside the test by the verbose reporter);
+ * - every such skip is recorded, and `npm test` ends with a summary of what was skipped and why
+ *   (test/support/tool-skips.ts, a global setup, so it prints whichever reporter runs);
+ * - with `REQUIRE_ALL_TOOLS=1` (CI: .ci/run) the same test fails with the same reason instead.
+ *
+ * Availability is looked up when a test runs, never while files are collected.
+ *
+ *   const office = requires(engine('libreoffice'));
+ *   office.it('converts a .docx', async () => { … });
+ *   office.describe('office documents', () => { office.beforeAll(async () => { … }); it(…); });
+ */
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, beforeEach, describe, inject, it, type TestContext } from 'vitest';
+import { parseEngineConfig } from '#lib/config.js';
+import { findExecutable } from '#lib/engines/probe.js';
+import { EngineRegistry } from '#lib/engines/registry.js';
+import { engineAdvice, SYSTEM_TOOLS, type SystemToolName } from '#lib/local/engine-setup.js';
+
+/** `REQUIRE_ALL_TOOLS=1`: a missing tool fails its tests instead of skipping them. Read once. */
+export const REQUIRE_ALL_TOOLS = process.env.REQUIRE_ALL_TOOLS === '1';
+
+/** Something a test needs: `undefined` when present, else why it is missing and how to add it (one line). */
+export interface Requirement {
+  /** Short name for summaries (`soffice`, `engine libreoffice`). */
+  name: string;
+  missing(): string | undefined;
+}
+
+/** A system tool found on PATH (as the engines look for it). */
+export function tool(name: SystemToolName): Requirement {
+  const { label, install } = SYSTEM_TOOLS[name];
+  return {
+    name,
+    missing: () => (findExecutable(name) ? undefined : `${label} (${name}) not found on PATH; install: ${install}`),
+  };
+}
+
+let registry: EngineRegistry | undefined;
+
+/** An engine the registry finds available with this process's settings (as `npm start` would). */
+export function engine(name: string): Requirement {
+  return {
+    name: `engine ${name}`,
+    missing() {
+      registry ??= new EngineRegistry(parseEngineConfig(process.env));
+      const installation = registry.installation(name);
+      if (installation.versions.length > 0) return undefined;
+      return `engine ${name} unavailable (${installation.missing ?? 'not installed'}); to add it: ${engineAdvice(name)}`;
+    },
+  };
+}
+
+/** A skip or, under REQUIRE_ALL_TOOLS, a failure, as recorded for the run's summary. */
+export interface SkipRecord {
+  file: string;
+  test: string;
+  needs: string[];
+  reason: string;
+  failed: boolean;
+}
+
+/** Where this run's records go: a folder the global setup made, one file per worker process. */
+function record(entry: SkipRecord): void {
+  let dir: string | undefined;
+  try {
+    dir = inject('toolSkipsDir');
+  } catch {
+    dir = undefined;
+  }
+  if (dir) appendFileSync(path.join(dir, `${process.pid}.jsonl`), JSON.stringify(entry) + '\n');
+}
+
+export class Requirements {
+  readonly #needs: readonly Requirement[];
+  #missing: Array<{ name: string; reason: string }> | undefined;
+
+  constructor(needs: readonly Requirement[]) {
+    this.#needs = needs;
+  }
+
+  /** What is missing, each with its reason (looked up once). */
+  #lookup(): Array<{ name: string; reason: string }> {
+    this.#missing ??= this.#needs.flatMap((n) => {
+      const reason = n.missing();
+      return reason ? [{ name: n.name, reason }] : [];
+    });
+    return this.#missing;
+  }
+
+  /** Whether everything needed is here. */
+  get met(): boolean {
+    return this.#lookup().length === 0;
+  }
+
+  /** The one-line reason, or `undefined` when everything is here. */
+  get reason(): string | undefined {
+    const missing = this.#lookup();
+    return missing.length ? missing.map((m) => m.reason).join(' | ') : undefined;
+  }
+
+  /**
+   * At the start of a test (or in a beforeEach): skips it when something is missing, naming it, or
+   * fails it under REQUIRE_ALL_TOOLS=1. Returns normally when everything is here.
+   */
+  check(ctx: TestContext): void {
+    const reason = this.reason;
+    if (!reason) return;
+    const entry = { file: ctx.task.file.name, test: ctx.task.name, needs: this.#lookup().map((m) => m.name), reason, failed: REQUIRE_ALL_TOOLS };
+    record(entry);
+    if (REQUIRE_ALL_TOOLS) throw new Error(`${reason} (REQUIRE_ALL_TOOLS=1 makes this a failure rather than a skip)`);
+    ctx.skip(reason);
+  }
+
+  /** A test that runs only when everything is here. */
+  it(name: string, fn: (ctx: TestContext) => unknown, timeout?: number): void {
+    it(
+      name,
+      async (ctx) => {
+        this.check(ctx);
+        await fn(ctx);
+      },
+      timeout,
+    );
+  }
+
+  /** A suite whose every test runs only when everything is here (its beforeAll hooks: use `this.beforeAll`). */
+  describe(name: string, fn: () => void): void {
+    describe(name, () => {
+      beforeEach((ctx) => this.check(ctx));
+      fn();
+    });
+  }
+
+  /** A beforeAll that does nothing when something is missing (the tests then skip or fail on their own). */
+  beforeAll(fn: () => unknown, timeout?: number): void {
+    beforeAll(async () => {
+      if (this.met) await fn();
+    }, timeout);
+  }
+}
+
+/** What the tests that follow need; see the top of this file. */
+export function requires(...needs: Requirement[]): Requirements {
+  return new Requirements(needs);
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The folder where tests record their skips for lack of a tool (test/support/tool-skips.ts). */
+    toolSkipsDir: string;
+  }
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { parseEngineConfig } from '#lib/config.js';
+import type { EngineDescriptor } from '#lib/engines/catalog.js';
+import { EngineRegistry } from '#lib/engines/registry.js';
+import { confinement } from '#lib/engines/confine.js';
+import { confinementBannerLine, engineAdvice, engineBannerLines } from '#lib/local/engine-setup.js';
+import { engine, requires } from '../support/requires.js';
+import { skipSummary } from '../support/tool-skips.js';
+
+const descriptor = (name: string, detect: EngineDescriptor['detect']): EngineDescriptor => ({
+  name,
+  description: name,
+  capabilities: [{ operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] }],
+  detect,
+});
+
+describe('npm start’s engine lines', () => {
+  it('list the engines found with their versions, then each missing one with why and how to add it', () => {
+    const registry = new EngineRegistry(parseEngineConfig({}), [
+      descriptor('sharp', () => ({ versions: [{ version: '0.35.5' }] })),
+      descriptor('ffmpeg', () => ({ versions: [{ version: '7.1', variant: 'system' }, { version: '6.0', variant: 'bundled' }] })),
+      descriptor('libreoffice', () => ({ versions: [], missing: 'soffice was not found; install it or set SOFFICE_PATH' })),
+    ]);
+    expect(engineBannerLines(registry, '  engines  ')).toEqual([
+      '  engines  sharp 0.35.5, ffmpeg 7.1 (system), 6.0 (bundled)',
+      `           missing libreoffice: soffice was not found; install it or set SOFFICE_PATH; to add it: ${engineAdvice('libreoffice')}`,
+    ]);
+    expect(engineAdvice('libreoffice')).toContain('apt-get install libreoffice-writer-nogui');
+  });
+});
+
+describe('npm start’s confinement line', () => {
+  it('says what engines can reach at each level, and how to confine them fully', () => {
+    expect(confinementBannerLine(confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'none' })), '  c  ')).toBe(
+      '  c  none: engines run with your network and files; for full confinement: apt-get install bubblewrap',
+    );
+    expect(confinementBannerLine(confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'platform' })), '')).toMatch(/^platform: the deployment isolates/);
+    // A machine with neither bubblewrap nor unshare, as a fresh one may be: auto falls to none, and says so.
+    const bare = confinement(parseEngineConfig({ BWRAP_PATH: '/nonexistent/bwrap', UNSHARE_PATH: '/nonexistent/unshare' }));
+    expect(bare.level).toBe('none');
+    expect(confinementBannerLine(bare, '')).toBe('none: engines run with your network and files; for full confinement: apt-get install bubblewrap');
+    // Asked for and impossible: no native engine runs, and the line says why.
+    const impossible = confinement(parseEngineConfig({ ENGINE_CONFINEMENT: 'bwrap', BWRAP_PATH: '/nonexistent/bwrap' }));
+    expect(confinementBannerLine(impossible, '')).toMatch(/^unavailable: ENGINE_CONFINEMENT=bwrap, but .*\(no native engine runs\)$/);
+  });
+});
+
+describe('tests that need what is missing', () => {
+  it('name the missing engine and how to add it, and are met when it is there', () => {
+    const missing = requires(engine('no-such-engine'));
+    expect(missing.met).toBe(false);
+    expect(missing.reason).toMatch(/^engine no-such-engine unavailable \(there is no engine no-such-engine\); to add it: /);
+    expect(requires(engine('sharp')).met).toBe(true);
+    expect(requires(engine('sharp')).reason).toBeUndefined();
+  });
+
+  it('end the run with one line per reason: how many tests, in which files', () => {
+    const reason = 'LibreOffice (soffice) not found on PATH; install: apt-get install libreoffice-writer-nogui';
+    const rec = (file: string, failed = false) => ({ file, test: 't', needs: ['soffice'], reason, failed });
+    expect(skipSummary([])).toEqual([]);
+    expect(skipSummary([rec('a.test.ts'), rec('a.test.ts'), rec('b.test.ts')])).toEqual([
+      '3 tests skipped for lack of a tool (REQUIRE_ALL_TOOLS=1 makes them fail):',
+      `  3 tests in a.test.ts, b.test.ts: ${reason}`,
+    ]);
+    expect(skipSummary([rec('a.test.ts', true)])).toEqual(['1 test failed for lack of a tool (REQUIRE_ALL_TOOLS=1):', `  1 test in a.test.ts: ${reason}`]);
+  });
+});
