@@ -20,6 +20,11 @@ const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined)
  * extension) counts as unknown: the operation's first engine decides.
  */
 export function processQueueOf(registry: EngineRegistry, task: Pick<TaskRecord, 'operation' | 'payload'>, inputs: readonly TaskRecord[]): ProcessQueueName {
+  return processQueueFor(registry, task, inputs.flatMap((t) => t.result?.files ?? []).map((f) => f.filename));
+}
+
+/** The process queue for `task` with input files of these names (what a process function knows before downloading them). */
+export function processQueueFor(registry: EngineRegistry, task: Pick<TaskRecord, 'operation' | 'payload'>, filenames: readonly string[]): ProcessQueueName {
   const { payload, operation } = task;
   const request = {
     outputFormat: text(payload.output_format) && normalizeFormat(text(payload.output_format)!),
@@ -27,8 +32,7 @@ export function processQueueOf(registry: EngineRegistry, task: Pick<TaskRecord, 
     engineVersion: payload.engine_version === undefined ? undefined : String(payload.engine_version),
   };
   const declared = text(payload.input_format) && normalizeFormat(text(payload.input_format)!);
-  const files = inputs.flatMap((t) => t.result?.files ?? []);
-  const formats: Array<string | null | undefined> = files.length ? files.map((f) => declared ?? formatOfFilename(f.filename)) : [declared ?? null];
+  const formats: Array<string | null | undefined> = filenames.length ? filenames.map((name) => declared ?? formatOfFilename(name)) : [declared ?? null];
   const families = new Set<EngineFamily>();
   for (const inputFormat of formats) {
     try {

@@ -28,7 +28,10 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         log,
         implementations,
         deadlineMs,
-        requeue: (task, delaySeconds) => queueClient().send(queue, { taskId: task.id }, { delaySeconds }),
+        requeue: (task, delaySeconds) => queueClient().send(queue, { taskId: task.id, ...(message.hops ? { hops: message.hops } : {}) }, { delaySeconds }),
+        forward: (task, to, hops) => queueClient().send(to, { taskId: task.id, hops }),
+        queue,
+        hops: message.hops,
       }),
   });
 }
