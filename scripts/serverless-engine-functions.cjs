@@ -11,8 +11,9 @@
  *   pushed already is used; otherwise the function is left out, and the stack says office conversion
  *   and exiftool are absent.
  * - Every function gets ENGINE_FUNCTIONS (the families deployed); each engine function its own
- *   ENGINE_FAMILY, and ENGINE_CONFINEMENT `platform` unless set: Lambda gives no namespaces for
- *   bubblewrap or unshare, each instance runs one task at a time in its own /tmp folder.
+ *   ENGINE_FAMILY, ENGINE_CONFINEMENT `platform` unless set (Lambda gives no namespaces for
+ *   bubblewrap or unshare, each instance runs one task at a time in its own /tmp folder), and
+ *   ENGINE_MAX_INPUT_BYTES a quarter of its ephemeral storage unless set.
  */
 'use strict';
 
@@ -47,10 +48,13 @@ class EngineFunctions {
         delete fn.handler;
       }
       // Aliased YAML maps are one object: copy before adding this function's own settings.
+      // Inputs take at most a quarter of the function's /tmp (outputs and the engine's own files share it).
+      const tmpMb = Number(fn.ephemeralStorageSize ?? 512);
       fn.environment = {
         ...fn.environment,
         ENGINE_FAMILY: family,
         ENGINE_CONFINEMENT: process.env.ENGINE_CONFINEMENT || 'platform',
+        ENGINE_MAX_INPUT_BYTES: process.env.ENGINE_MAX_INPUT_BYTES || String(Math.floor(tmpMb / 4) * 1024 * 1024),
       };
       families.push(family);
     }
