@@ -5,11 +5,11 @@
  * as they are: there every function probes the machine.
  *
  * - `custom.engineFunctions` maps each engine function to its engine family.
- * - The office function (LibreOffice, exiftool on perl) is a container image: with OFFICE_IMAGE=1 it is
+ * - The office function (LibreOffice) is a container image: with OFFICE_IMAGE=1 it is
  *   built from the Dockerfile (`provider.ecr.images.office`, which needs Docker and pushes to ECR at
  *   deploy); with OFFICE_IMAGE_URI=<account>.dkr.ecr.<region>.amazonaws.com/<repo>@sha256:… an image
  *   pushed already is used; otherwise the function is left out, and the stack says office conversion
- *   and exiftool are absent.
+ *   is absent.
  * - Every function gets ENGINE_FUNCTIONS (the families deployed); each engine function its own
  *   ENGINE_FAMILY, ENGINE_CONFINEMENT `platform` unless set (Lambda gives no namespaces for
  *   bubblewrap or unshare, each instance runs one task at a time in its own /tmp folder), and
@@ -40,7 +40,7 @@ class EngineFunctions {
       if (family === OFFICE) {
         if (!imageUri && !buildImage) {
           delete service.functions[name];
-          this.log?.notice?.(`${name} left out: deploy with OFFICE_IMAGE=1 (Docker) or OFFICE_IMAGE_URI for office conversion and exiftool`);
+          this.log?.notice?.(`${name} left out: deploy with OFFICE_IMAGE=1 (Docker) or OFFICE_IMAGE_URI for office conversion`);
           continue;
         }
         // The image runs the same handler as the zip would (its bundle is built inside the image).
