@@ -20,6 +20,9 @@ const executable = (name: string) =>
     .default(name)
     .transform((v) => v.trim() || name);
 
+/** The engine families, one process function each in the deployed stack (lib/engines/families.ts). */
+export const ENGINE_FAMILIES = ['image', 'media', 'pdf', 'chromium', 'office'] as const;
+
 /**
  * The processing engines' settings. Kept apart so that code which only validates requests against
  * the engines (create endpoints, discovery) can read them without the rest (`engineConfig()`).
@@ -47,6 +50,18 @@ const engineShape = {
     }),
   /** Engines to treat as not installed (comma-separated names, e.g. `libreoffice,chrome`). */
   ENGINES_DISABLED: list,
+  /**
+   * The deployed stack's engine functions, by family (lib/engines/families.ts), set at packaging by
+   * scripts/serverless-engine-functions.cjs. Set: engines are taken from what those functions ship
+   * instead of probing this process's PATH. Empty (locally): probe.
+   */
+  ENGINE_FUNCTIONS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(ENGINE_FAMILIES))),
+  /** The family of the engine function this process is, whose engines it probes and runs (empty elsewhere). */
+  ENGINE_FAMILY: z.enum([...ENGINE_FAMILIES, '']).default(''),
   /** A system Chromium for capture-website and HTML conversion (e.g. `/usr/bin/chromium`); it then becomes the default version of the `chrome` engine. Unset: the bundled `@sparticuz/chromium`. */
   CHROMIUM_PATH: z.string().default('').transform((v) => v.trim() || undefined),
   /** The native tools, by name on PATH or by absolute path. A tool that is not found makes its engine "not available". */
@@ -123,6 +138,11 @@ const schema = z.object({
   EXPORT_QUEUE: z.string().min(1),
   OPERATIONS_QUEUE: z.string().min(1),
   WEBHOOKS_QUEUE: z.string().min(1),
+  /** The engine families' process queues (lib/engines/families.ts); default: PROCESS_QUEUE's name and the family. */
+  PROCESS_MEDIA_QUEUE: z.string().default(''),
+  PROCESS_PDF_QUEUE: z.string().default(''),
+  PROCESS_CHROMIUM_QUEUE: z.string().default(''),
+  PROCESS_OFFICE_QUEUE: z.string().default(''),
 
   /** Endpoints of local stand-ins (unset in the cloud). The AWS SDK names. */
   AWS_ENDPOINT_URL_DYNAMODB: optionalUrl,

@@ -12,6 +12,8 @@
  * - a manual proxy at a name that never resolves (`.invalid`, RFC 2606) stops the http, https and
  *   ftp fetches that remain (the backgrounds);
  * - a `file://` background image is embedded whatever the settings: only the confinement stops it;
+ * - where the platform is the only confinement (Lambda), documents lose their external references
+ *   before LibreOffice opens them (office-links.ts);
  * - `DisableMacrosExecution`: no document macro runs (not reached by these documents, kept for the
  *   neighbouring class of documents that carry code).
  * A fresh profile costs no measurable time over a warm one (see the issue-10 report).
@@ -22,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import type { EngineCall, EngineResult } from '../operations/engine-task.js';
 import { TaskFailure } from '../operations/types.js';
 import { basename, CALC_FORMATS, IMPRESS_FORMATS } from './formats.js';
+import { stripExternalLinks } from './office-links.js';
 import { realLocation } from './probe.js';
 import { runTool, ToolError } from './tool.js';
 
@@ -61,6 +64,12 @@ export async function officeToPdf(call: EngineCall): Promise<EngineResult> {
   const [input] = call.inputs;
   const pages = typeof call.payload.pages === 'string' ? call.payload.pages.replace(/\s+/g, '') : undefined;
   const target = pages ? `pdf:${exportFilter(input!.format!)}:${JSON.stringify({ PageRange: { type: 'string', value: pages } })}` : 'pdf';
+  // Without bubblewrap (the office Lambda function: ENGINE_CONFINEMENT=platform) nothing stops a link
+  // LibreOffice follows: the document goes in as its own format only, its external references removed
+  // (office-links.ts, which says why).
+  if (call.tool.confinement.level === 'platform' || call.tool.confinement.level === 'none') {
+    await stripExternalLinks(input!.path, input!.format!, input!.filename);
+  }
   const outDir = path.join(call.dir, 'office');
   await mkdir(outDir, { recursive: true });
   const profile = await freshProfile(call.dir);

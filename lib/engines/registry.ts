@@ -12,6 +12,7 @@
  */
 import { ConfigError, engineConfig, type EngineConfig } from '../config.js';
 import { DEFAULT_ENGINE_ORDER, ENGINES, type Capability, type EngineDescriptor, type Installation, type InstalledVersion } from './catalog.js';
+import { deployedInstallation } from './families.js';
 import { normalizeFormat } from './formats.js';
 import { trimEnd } from '../text.js';
 
@@ -137,13 +138,18 @@ export class EngineRegistry {
     return [...this.#descriptors.values()];
   }
 
-  /** The engine's installation here (probed once). */
+  /**
+   * The engine's installation here (probed once); in the deployed stack, the one its engine function
+   * has (families.ts), unless this process is that function.
+   */
   installation(name: string): Installation {
     let found = this.#installations.get(name);
     if (!found) {
       const descriptor = this.#descriptors.get(name);
+      const deployed = descriptor && deployedInstallation(name, this.#settings);
       if (!descriptor) found = { versions: [], missing: `there is no engine ${name}` };
       else if (this.#settings.ENGINES_DISABLED.includes(name)) found = { versions: [], missing: `disabled by ENGINES_DISABLED` };
+      else if (deployed) found = deployed;
       else {
         try {
           found = descriptor.detect(this.#settings);

@@ -12,13 +12,14 @@ import { pipeline } from 'node:stream/promises';
 import type { Config } from '../config.js';
 import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../engines/formats.js';
 import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../engines/limits.js';
+import { FAMILY_QUEUES, familyOf } from '../engines/families.js';
 import { EngineChoiceError, engineRegistry, type EngineChoice, type EngineRegistry } from '../engines/registry.js';
 import { confinement } from '../engines/confine.js';
 import { ToolError, withWorkDir, type ToolPlace } from '../engines/tool.js';
 import type { Logger } from '../log.js';
 import type { FileEntry } from '../tasks/model.js';
 import { safeFilename } from '../files/names.js';
-import { TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
+import { RunElsewhere, TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 /** An input file, downloaded into the call's folder. */
 export interface LocalFile {
@@ -64,9 +65,13 @@ export interface EngineResult {
 
 export type EngineHandler = (call: EngineCall) => Promise<EngineResult>;
 
-export interface EngineOperation {
-  operation: string;
+export interface EngineOperation extends EngineOperationShape {
   handlers: Readonly<Record<string, EngineHandler>>;
+}
+
+/** How an operation runs, whatever its engines: its handlers come from the engine families (operations/families/). */
+export interface EngineOperationShape {
+  operation: string;
   /** `each`: one engine call per input file; `all`: one call with every input (merge). */
   mode: 'each' | 'all';
   /** The output format the engine is chosen for (`undefined`: whatever the engine makes of the input, e.g. the same format). */
@@ -142,6 +147,31 @@ function choose(registry: EngineRegistry, op: EngineOperation, payload: Record<s
   }
 }
 
+/** The engine has no handler in this function: the queue of the family that runs it, if some family does. */
+function runsElsewhere(op: EngineOperation, choice: Pick<EngineChoice, 'engine'>, format: string | null): RunElsewhere | undefined {
+  if (op.handlers[choice.engine]) return undefined;
+  const family = familyOf(choice.engine);
+  return family ? new RunElsewhere(FAMILY_QUEUES[family], `${op.operation} of ${format ?? 'its input'} runs on ${choice.engine}, in the ${family} function`) : undefined;
+}
+
+/**
+ * Before any download: a task whose engine (as chosen from its files' names) runs in another family's
+ * function goes there (a message queued before the capability list changed). The choice is made again
+ * once the bytes are here; an input that cannot be chosen for is left to that choice, which says why.
+ */
+function checkFamily(registry: EngineRegistry, op: EngineOperation, payload: Record<string, any>, formats: Array<string | null>): void {
+  for (const format of formats.length ? formats : [null]) {
+    let choice: EngineChoice;
+    try {
+      choice = choose(registry, op, payload, format);
+    } catch {
+      continue;
+    }
+    const elsewhere = runsElsewhere(op, choice, format);
+    if (elsewhere) throw elsewhere;
+  }
+}
+
 /**
  * An engine's own failure, as the task reports it. Clients get a message without this machine's
  * paths (a tool's error output names its temporary files); the details go to the log.
@@ -174,6 +204,7 @@ export function engineOperation(op: EngineOperation): Implementation {
     let reported: EngineChoice | undefined;
     let credits = 0;
 
+    checkFamily(registry, op, payload, files.map((f) => override ?? formatOfFilename(f.filename) ?? null));
     checkInputBytes([...files, ...extras], ctx.config.ENGINE_MAX_INPUT_BYTES);
     await withWorkDir(ctx.config.ENGINE_TMP_DIR, async (dir) => {
       const place: ToolPlace = { cwd: dir, workDir: dir, confinement: confinement(ctx.config), signal: ctx.signal };
@@ -193,6 +224,8 @@ export function engineOperation(op: EngineOperation): Implementation {
         if (other) {
           throw new TaskFailure('UNSUPPORTED_FORMAT', `${op.operation} cannot combine these inputs in one engine (${choice.engine} and ${other.engine}).`);
         }
+        const elsewhere = runsElsewhere(op, choice, inputs[0]?.format ?? null);
+        if (elsewhere) throw elsewhere;
         for (const input of inputs) await checkLimits(input, ctx, place);
         const handler = op.handlers[choice.engine];
         if (!handler) throw new TaskFailure('ENGINE_UNAVAILABLE', `${op.operation} has no implementation for the engine ${choice.engine}.`);

@@ -1,11 +1,4 @@
-/** `metadata`: the file's metadata (exiftool, else the native engine of npm packages) in `result.metadata`; several inputs are keyed by file name. */
-import { readMetadata } from '../engines/exiftool.js';
-import { readMetadataNative } from '../engines/metadata-native.js';
-import { engineOperation } from './engine-task.js';
+/** `metadata`: the file's metadata (exiftool, else the native engine of npm packages) in `result.metadata`; several inputs are keyed by file name (handlers: operations/families/). */
+import type { EngineOperationShape } from './engine-task.js';
 
-export const metadata = engineOperation({
-  operation: 'metadata',
-  mode: 'each',
-  outputFormat: () => undefined,
-  handlers: { exiftool: readMetadata, native: readMetadataNative },
-});
+export const metadataShape: EngineOperationShape = { operation: 'metadata', mode: 'each', outputFormat: () => undefined };

@@ -5,6 +5,7 @@ import { isSafeDir, isSafeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { FileEntry, TaskRecord, TaskResult } from '../tasks/model.js';
+import type { ProcessQueueName } from '../queue/port.js';
 
 /** A file produced by one of the task's input tasks. */
 export interface InputFile extends FileEntry {
@@ -51,6 +52,21 @@ export class TaskFailure extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+}
+
+/**
+ * The task belongs to another engine family's process function (lib/engines/families.ts): its message
+ * reached this one because it was queued before the capability list changed, or the input's bytes
+ * showed another format than its name. The runner hands it to `queue` instead of failing it.
+ */
+export class RunElsewhere extends Error {
+  override readonly name = 'RunElsewhere';
+  constructor(
+    readonly queue: ProcessQueueName,
+    readonly reason: string,
+  ) {
+    super(`to be run from the ${queue} queue: ${reason}`);
   }
 }
 

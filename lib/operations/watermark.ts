@@ -2,18 +2,15 @@
  * `watermark`: text or an image on PDFs (pdf-lib, real text), images (sharp) and videos (FFmpeg).
  * The watermark image is the file of a task named in both `image` and `input`, or an http(s) URL
  * fetched through the address guard. Without anything to watermark, the task produces the watermark
- * itself as a transparent PNG.
+ * itself as a transparent PNG. The handlers are in the engine families (operations/families/).
  */
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { watermarkVideo } from '../engines/ffmpeg.js';
 import { checkImagePixels } from '../engines/limits.js';
-import { watermarkPdf } from '../engines/pdf.js';
 import { policyOf } from '../engines/policy.js';
-import { watermarkImage, watermarkPng } from '../engines/sharp.js';
 import { assertOk, FetchFailedError, guardedFetch } from '../net/guarded-fetch.js';
-import { engineOperation, type EngineCall, type EngineResult } from './engine-task.js';
+import type { EngineCall, EngineOperationShape, EngineResult } from './engine-task.js';
 import { TaskFailure, type OperationContext } from './types.js';
 
 /** The id of the task whose file is the watermark image, when `image` names one of the inputs. */
@@ -48,12 +45,13 @@ async function watermarkImagePath(call: EngineCall): Promise<string | undefined>
   return file;
 }
 
-const withImage =
+/** An engine's watermark handler, given the watermark image's local path when there is one. */
+export const withImage =
   (handler: (call: EngineCall, image?: string) => Promise<EngineResult>) =>
   async (call: EngineCall): Promise<EngineResult> =>
     handler(call, await watermarkImagePath(call));
 
-export const watermark = engineOperation({
+export const watermarkShape: EngineOperationShape = {
   operation: 'watermark',
   mode: 'each',
   outputFormat: () => undefined,
@@ -64,9 +62,4 @@ export const watermark = engineOperation({
       extras: ctx.inputs.filter((f) => f.taskId === imageTask).slice(0, 1),
     };
   },
-  handlers: {
-    'pdf-lib': withImage(watermarkPdf),
-    sharp: withImage((call, image) => (call.inputs.length ? watermarkImage(call, image) : watermarkPng(call, image))),
-    ffmpeg: withImage(watermarkVideo),
-  },
-});
+};

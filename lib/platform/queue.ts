@@ -12,6 +12,10 @@ export function queueClient(): SqsQueue {
     queue = new SqsQueue(sqs, {
       import: c.IMPORT_QUEUE,
       process: c.PROCESS_QUEUE,
+      'process-media': c.PROCESS_MEDIA_QUEUE || `${c.PROCESS_QUEUE}-media`,
+      'process-pdf': c.PROCESS_PDF_QUEUE || `${c.PROCESS_QUEUE}-pdf`,
+      'process-chromium': c.PROCESS_CHROMIUM_QUEUE || `${c.PROCESS_QUEUE}-chromium`,
+      'process-office': c.PROCESS_OFFICE_QUEUE || `${c.PROCESS_QUEUE}-office`,
       export: c.EXPORT_QUEUE,
       operations: c.OPERATIONS_QUEUE,
       webhooks: c.WEBHOOKS_QUEUE,

@@ -1,5 +1,7 @@
 /** The job and task services of one function instance, wired to the platform's adapters. */
 import { config } from '../config.js';
+import { engineRegistry } from '../engines/registry.js';
+import { processQueueOf } from '../tasks/routing.js';
 import { TaskLinks } from '../tasks/links.js';
 import { Scheduler } from '../tasks/scheduler.js';
 import { TaskService } from '../tasks/service.js';
@@ -46,6 +48,7 @@ export const taskScheduler = () =>
     store: taskStore(),
     queue: queueClient(),
     log: rootLogger().child({ component: 'scheduler' }),
+    route: (task, inputs) => processQueueOf(engineRegistry(), task, inputs),
     onJobEnded: (job) => webhookNotifier().jobEnded(job),
     onTaskEnded: (task) => webhookNotifier().taskEnded(task),
   }));

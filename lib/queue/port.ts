@@ -1,7 +1,10 @@
 /** The queue port: messages to the step consumers, delivered at least once. */
 
-/** Logical queues; each has one consumer function and a dead-letter queue. */
-export type QueueName = 'import' | 'process' | 'export' | 'operations' | 'webhooks';
+/** The process step's queues, one per engine family (lib/engines/families.ts); `process` is the image family's. */
+export type ProcessQueueName = 'process' | 'process-media' | 'process-pdf' | 'process-chromium' | 'process-office';
+
+/** Logical queues; each has one consumer function and a dead-letter queue (one process queue per engine family). */
+export type QueueName = 'import' | ProcessQueueName | 'export' | 'operations' | 'webhooks';
 
 export interface SendOptions {
   /** Delivery delay, 0–900 seconds. */

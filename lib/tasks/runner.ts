@@ -14,7 +14,8 @@ import { numberedName, safeDir, safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { redactError, redactText, secretValues } from '../redact.js';
-import { TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
+import { RunElsewhere, TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
+import type { ProcessQueueName, QueueName } from '../queue/port.js';
 import { isEnded, type FileEntry, type TaskRecord } from './model.js';
 import type { Scheduler } from './scheduler.js';
 import type { TaskStore } from './store.js';
@@ -28,6 +29,15 @@ export interface RunnerDeps {
   implementations: Record<string, Implementation>;
   /** Sends the task's message again after a delay (seconds, at most 900). */
   requeue: (task: TaskRecord, delaySeconds: number) => Promise<void>;
+  /**
+   * Hands the task to another engine family's process queue (a stale message, see RunElsewhere), with
+   * the number of times it has been handed on so far. Consumers without it fail such a task.
+   */
+  forward?: (task: TaskRecord, queue: ProcessQueueName, hops: number) => Promise<void>;
+  /** The queue this consumer reads (a task is never handed on to it). */
+  queue?: QueueName;
+  /** How many times this message's task was handed on already. */
+  hops?: number;
   leaseSeconds?: number;
   /**
    * When the invocation running the task ends (epoch ms). The run stops with TIMEOUT a little before,
@@ -35,6 +45,12 @@ export interface RunnerDeps {
    */
   deadlineMs?: number;
 }
+
+/**
+ * How many times a task may be handed from one engine family's function to another's before it fails:
+ * two functions that disagree (a deployment under way) must not pass it back and forth for ever.
+ */
+export const MAX_HOPS = 3;
 
 /** Time kept at the end of an invocation to record a task's timeout. */
 const DEADLINE_MARGIN_MS = 10_000;
@@ -168,7 +184,19 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     });
     if (finished) await scheduler.afterEnd(finished);
     else log.info('run finished after the task was taken from it; result discarded');
-  } catch (err) {
+  } catch (caught) {
+    let err = caught;
+    if (err instanceof RunElsewhere && stopReason === undefined) {
+      const hops = deps.hops ?? 0;
+      if (deps.forward && err.queue !== deps.queue && hops < MAX_HOPS) {
+        // Not this function's task: the lease goes back and the family's own function takes it.
+        log.info('task handed to its engine family', { queue: err.queue, reason: err.reason, hops: hops + 1 });
+        await store.release(claimed.id, attempt);
+        await deps.forward(claimed, err.queue, hops + 1);
+        return;
+      }
+      err = new TaskFailure('ENGINE_UNAVAILABLE', `No function of this deployment runs this task (${err.reason}).`);
+    }
     const failure = err instanceof TaskFailure ? err : controller.signal.reason instanceof TaskFailure && stopReason ? controller.signal.reason : undefined;
     if (stopReason === 'lost') {
       log.info('run stopped: the task was cancelled or taken over');

@@ -4,7 +4,7 @@
  * status in step with its tasks.
  */
 import type { Logger } from '../log.js';
-import type { Queue } from '../queue/port.js';
+import type { ProcessQueueName, Queue, QueueName } from '../queue/port.js';
 import { dependantsOf, deriveJobStatus, isEnded, type JobRecord, type TaskRecord } from './model.js';
 import { scrubPayload } from './secrets.js';
 import type { TaskStore } from './store.js';
@@ -18,6 +18,11 @@ export interface SchedulerDeps {
   store: TaskStore;
   queue: Queue;
   log: Logger;
+  /**
+   * The process queue of a task, from its inputs (the engine family that runs it: routing.ts). Unset:
+   * the general `process` queue.
+   */
+  route?: (task: TaskRecord, inputs: TaskRecord[]) => ProcessQueueName;
   /** Called once when a job reaches `finished` or `error` (webhooks). */
   onJobEnded?: (job: JobRecord) => Promise<void>;
   /**
@@ -40,7 +45,14 @@ export class Scheduler {
   async enqueue(task: TaskRecord, again = false): Promise<void> {
     if (!(await this.deps.store.markQueued(task.id)) && !again) return;
     const message: StepMessage = { taskId: task.id };
-    await this.deps.queue.send(task.step, message);
+    await this.deps.queue.send(await this.queueOf(task), message);
+  }
+
+  /** The queue that runs the task's step: for the process step, its engine family's. */
+  async queueOf(task: TaskRecord): Promise<QueueName> {
+    if (task.step !== 'process' || !this.deps.route) return task.step;
+    const inputs = task.dependsOn.length ? await this.deps.store.getTasks(task.dependsOn) : [];
+    return this.deps.route(task, inputs);
   }
 
   /** Starts each task whose inputs have all finished; fails those with a failed input. */

@@ -6,14 +6,16 @@ import { rootLogger } from '../platform/logger.js';
 import { queueClient } from '../platform/queue.js';
 import { taskScheduler, taskStore } from '../platform/tasks.js';
 import { backoff, sqsConsumer } from '../queue/consumer.js';
+import type { QueueName } from '../queue/port.js';
 import type { Step } from './model.js';
 import { runTask } from './runner.js';
 import { stepMessage } from './step-messages.js';
 
-export function stepConsumer(step: Step, implementations: Record<string, Implementation>) {
+/** `queue`: the queue this consumer reads, where a task it must look at later goes back (a process family's queue for the process step). */
+export function stepConsumer(step: Step, implementations: Record<string, Implementation>, queue: QueueName = step) {
   return sqsConsumer({
     schema: stepMessage,
-    log: () => rootLogger().child({ step }),
+    log: () => rootLogger().child({ step, ...(queue === step ? {} : { queue }) }),
     // A run that failed for a passing reason (network, a 5xx) is tried again soon, not after the
     // step queue's 90-minute visibility timeout.
     retry: { delaySeconds: backoff, postpone: (record, seconds) => queueClient().postpone(record.eventSourceARN, record.receiptHandle, seconds) },
@@ -26,7 +28,10 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         log,
         implementations,
         deadlineMs,
-        requeue: (task, delaySeconds) => queueClient().send(task.step, { taskId: task.id }, { delaySeconds }),
+        requeue: (task, delaySeconds) => queueClient().send(queue, { taskId: task.id, ...(message.hops ? { hops: message.hops } : {}) }, { delaySeconds }),
+        forward: (task, to, hops) => queueClient().send(to, { taskId: task.id, hops }),
+        queue,
+        hops: message.hops,
       }),
   });
 }

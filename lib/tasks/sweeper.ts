@@ -43,7 +43,7 @@ export async function sweep(deps: SweepDeps, now = Date.now()): Promise<{ timedO
           await deps.scheduler.afterEnd(failed);
         }
       } else {
-        await deps.queue.send(task.step, { taskId: task.id });
+        await deps.queue.send(await deps.scheduler.queueOf(task), { taskId: task.id });
         requeued++;
       }
     } else if (task.status === 'waiting') {

@@ -8,7 +8,9 @@
  * environment is only what Lambda would give it: the function's Environment.Variables from the template
  * (Ref/Fn::GetAtt/Fn::Join/Fn::Sub of the stack's own resources resolved to the local names), the Lambda
  * variables (LAMBDA_TASK_ROOT, AWS_LAMBDA_FUNCTION_NAME, …), fake credentials, and the local backends'
- * endpoints. PATH holds only `node`; NODE_PATH is empty and no node_modules folder is reachable, so a
+ * endpoints, as a user that owns none of the files (`nobody` when run as root, like Lambda's sandbox
+ * user), each function with a private /tmp (TMPDIR, this machine's /tmp being shared). PATH holds
+ * only `node`; NODE_PATH is empty and no node_modules folder is reachable, so a
  * package missing from a zip or a tool missing from Lambda fails here as it would in the cloud.
  *
  * Around them, what AWS would do: the backends of the local platform (lib/local/platform.ts
@@ -17,7 +19,11 @@
  * (lib/local/dispatcher.ts); S3 "Object Created" events through EventBridge (lib/local/s3-events.ts).
  *
  * Then, through the artifacts alone: a GraphQL query; one whole job import/base64 → thumbnail →
- * export/url and its download; HTML → PDF on the Chromium packed in the process zip; an import/upload
+ * export/url and its download; then one job for each engine function's family (lib/engines/families.ts):
+ * HTML → PDF on the Chromium packed in the chromium function, an FFmpeg video thumbnail, a PDF
+ * optimize on Ghostscript and on qpdf (WebAssembly), a metadata/write + metadata round trip (each
+ * engine the stack must offer: GET /v2/operations, the stack's capability list); without the office
+ * function (no OFFICE_IMAGE), discovery without LibreOffice and a .docx → PDF job refused; an import/upload
  * task finished by the upload-received function; one request to every route (no 5xx); one run of every
  * scheduled function; and a load of every handler nothing invoked. Prints cold start and invocation
  * times per function; exits 1 on any failure. ARTIFACTS_DIR (default .serverless) and KEEP_TMP=1 (keep
@@ -33,7 +39,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-s
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -47,8 +53,16 @@ import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/plat
 import { forwardS3Events } from '#lib/local/s3-events.js';
 import { createS3Client } from '#lib/files/s3.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { shippedFfmpeg } from '#lib/engines/shipped.js';
 import { table } from './check-template.js';
 import { extractZip } from './zip.js';
+
+/**
+ * Lambda runs a function's code as a user that owns none of its files: run as root here, the functions
+ * run as `nobody`, so a file the package leaves unreadable or a binary it leaves executable by its
+ * owner alone fails here as it would there.
+ */
+const SANDBOX_USER: { uid?: number; gid?: number } = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
 /** A Lambda role's session: the functions send its token with every request, and the local S3 front requires it. */
 const LAMBDA_CREDENTIALS = { ...LOCAL_CREDENTIALS, sessionToken: 'local-session-token' };
@@ -183,8 +197,16 @@ class LambdaFunction {
     this.log = path.join(paths.logs, `${spec.name}.log`);
   }
 
+  /** The function's own /tmp: Lambda gives each function's environments theirs, this machine's /tmp is shared. */
+  private get tmp() {
+    return path.join(this.paths.base, 'private-tmp', this.spec.name);
+  }
+
   private async unzip() {
     const started = Date.now();
+    await mkdir(path.dirname(this.tmp), { recursive: true, mode: 0o755 });
+    await mkdir(this.tmp, { recursive: true, mode: 0o700 });
+    if (SANDBOX_USER.uid !== undefined) await chown(this.tmp, SANDBOX_USER.uid, SANDBOX_USER.gid ?? SANDBOX_USER.uid);
     await extractZip(this.spec.zip, this.root);
     this.unzipMs = Date.now() - started;
   }
@@ -197,10 +219,13 @@ class LambdaFunction {
       env: {
         ...this.env,
         LAMBDA_TASK_ROOT: this.root,
+        // Node's os.tmpdir() (engines, @sparticuz/chromium, the shipped binaries' copies) is /tmp in Lambda.
+        TMPDIR: this.tmp,
         AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replace(/-/g, '/')}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
       },
       execPath: path.join(this.paths.bin, 'node'),
       execArgv: [],
+      ...SANDBOX_USER,
       stdio: ['ignore', out, out, 'ipc'],
     });
     closeSync(out);
@@ -448,6 +473,8 @@ async function prepare(resources: Resources, stoppers: Array<() => Promise<unkno
     logs: path.join(base, 'logs'),
   };
   await Promise.all([paths.bin, path.dirname(paths.bootstrap), paths.tasks, paths.logs].map((d) => mkdir(d, { recursive: true })));
+  // Readable by the functions' user (mkdtemp makes its folder private).
+  await chmod(base, 0o755);
   await symlink(process.execPath, path.join(paths.bin, 'node'));
   await copyFile(path.join(root, 'scripts/ci/lambda-bootstrap.cjs'), paths.bootstrap);
 
@@ -603,14 +630,97 @@ async function scenario(gateway: string, apiKey: string) {
   const meta = await sharp(thumb.bytes).metadata();
   check(meta.format === 'png' && meta.width === 64, `downloaded thumbnail is ${meta.format} ${meta.width}×${meta.height}, want png 64 wide`);
   say(`  job ${thumb.jobId}: finished; ${thumb.file.filename} downloaded, ${meta.format} ${meta.width}×${meta.height}`);
-  const html = Buffer.from('<!doctype html><html><body><h1>Rendered by the packaged Chromium</h1></body></html>');
-  const pdf = await runJob({
-    in: { operation: 'import/base64', file: html.toString('base64'), filename: 'page.html' },
-    pdf: { operation: 'convert', input: 'in', input_format: 'html', output_format: 'pdf', engine: 'chrome' },
-    out: { operation: 'export/url', input: 'pdf' },
+
+  // One job per engine family, on the engines the stack says it has (the list every function shares).
+  const rows: Json[] = (await api('GET', '/v2/operations?alternatives=true')).data ?? [];
+  const offers = (operation: string, engine: string, input?: string) =>
+    rows.some((r) => r.operation === operation && r.engine === engine && (input === undefined || r.input_format === input));
+  const family = async (name: string, available: boolean, job: () => Promise<string>) => {
+    if (!available) {
+      problems.push(`${name}: the stack does not offer its engine (GET /v2/operations), though its function's package should carry it`);
+      say(`  ${name}: NOT OFFERED`);
+      return;
+    }
+    say(`  ${name}: ${await job()}`);
+  };
+
+  await family('chromium (HTML → PDF)', offers('convert', 'chrome', 'html'), async () => {
+    const html = Buffer.from('<!doctype html><html><body><h1>Rendered by the packaged Chromium</h1></body></html>');
+    const pdf = await runJob({
+      in: { operation: 'import/base64', file: html.toString('base64'), filename: 'page.html' },
+      pdf: { operation: 'convert', input: 'in', input_format: 'html', output_format: 'pdf', engine: 'chrome' },
+      out: { operation: 'export/url', input: 'pdf' },
+    });
+    check(pdf.bytes.subarray(0, 5).toString('latin1') === '%PDF-', `HTML → PDF download is not a PDF: ${pdf.bytes.subarray(0, 40).toString('latin1')}`);
+    return `job ${pdf.jobId} finished; ${pdf.file.filename}, PDF of ${pdf.bytes.length} bytes`;
   });
-  check(pdf.bytes.subarray(0, 5).toString('latin1') === '%PDF-', `HTML → PDF download is not a PDF: ${pdf.bytes.subarray(0, 40).toString('latin1')}`);
-  say(`  job ${pdf.jobId}: finished; ${pdf.file.filename} downloaded, PDF of ${pdf.bytes.length} bytes`);
+
+  await family('media (FFmpeg video thumbnail)', offers('thumbnail', 'ffmpeg', 'mp4'), async () => {
+    const video = testVideo();
+    check(video !== undefined, 'no ffmpeg on this machine (system or @ffmpeg-installer) to make the test video with');
+    const out = await runJob({
+      in: { operation: 'import/base64', file: video!.toString('base64'), filename: 'clip.mp4' },
+      thumb: { operation: 'thumbnail', input: 'in', output_format: 'png', width: 80, timestamp: 1 },
+      out: { operation: 'export/url', input: 'thumb' },
+    });
+    const m = await sharp(out.bytes).metadata();
+    check(m.format === 'png' && m.width === 80, `video thumbnail is ${m.format} ${m.width}×${m.height}, want png 80 wide`);
+    return `job ${out.jobId} finished; ${out.file.filename}, ${m.format} ${m.width}×${m.height}`;
+  });
+
+  // A PDF optimize on each engine of the pdf family: Ghostscript and qpdf (WebAssembly in the package).
+  for (const optimizer of ['ghostscript', 'qpdf']) {
+    await family(`pdf (optimize on ${optimizer})`, offers('optimize', optimizer, 'pdf'), async () => {
+      const { PDFDocument, StandardFonts } = await import('pdf-lib');
+      const doc = await PDFDocument.create();
+      const font = await doc.embedFont(StandardFonts.Helvetica);
+      for (let i = 1; i <= 3; i++) doc.addPage([595, 842]).drawText(`page ${i} of the optimize check`, { x: 60, y: 760, size: 18, font });
+      const input = Buffer.from(await doc.save({ useObjectStreams: false }));
+      const out = await runJob({
+        in: { operation: 'import/base64', file: input.toString('base64'), filename: 'three-pages.pdf' },
+        opt: { operation: 'optimize', input: 'in', engine: optimizer },
+        out: { operation: 'export/url', input: 'opt' },
+      });
+      const pages = (await PDFDocument.load(out.bytes)).getPageCount();
+      check(pages === 3, `optimized PDF has ${pages} pages, want 3`);
+      return `job ${out.jobId} finished; ${input.length} → ${out.bytes.length} bytes, 3 pages`;
+    });
+  }
+
+  // Office conversion: its function is a container image (Dockerfile), left out of a package made
+  // without OFFICE_IMAGE/OFFICE_IMAGE_URI; the stack then says so at discovery and at job creation.
+  if (!offers('convert', 'libreoffice')) {
+    const res = await fetch(`${gateway}/v2/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tasks: { in: { operation: 'import/base64', file: Buffer.from('x').toString('base64'), filename: 'letter.docx' }, pdf: { operation: 'convert', input: 'in', input_format: 'docx', output_format: 'pdf' } },
+      }),
+    });
+    const body = await res.text();
+    check(res.status === 422 && body.includes('docx'), `a .docx → PDF job without the office function: ${res.status} ${body.slice(0, 300)}, want 422 naming docx`);
+    check(!rows.some((r) => r.engine === 'libreoffice'), 'discovery lists libreoffice in a stack without the office function');
+    say('  office: absent (packaged without OFFICE_IMAGE): discovery lists no libreoffice, a .docx → PDF job gets 422');
+  }
+
+  const metadataEngine = rows.find((r) => r.operation === 'metadata/write' && r.input_format === 'jpg')?.engine as string | undefined;
+  await family(`metadata round trip${metadataEngine ? ` on ${metadataEngine}` : ''}`, metadataEngine !== undefined && rows.some((r) => r.operation === 'metadata'), async () => {
+    const jpg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 120, b: 200 } } }).jpeg().toBuffer();
+    const written = await runJob({
+      in: { operation: 'import/base64', file: jpg.toString('base64'), filename: 'photo.jpg' },
+      write: { operation: 'metadata/write', input: 'in', metadata: { Artist: 'ci-lambda artist' } },
+      out: { operation: 'export/url', input: 'write' },
+    });
+    const read = await runJob({
+      in: { operation: 'import/base64', file: written.bytes.toString('base64'), filename: 'written.jpg' },
+      meta: { operation: 'metadata', input: 'in' },
+      out: { operation: 'export/url', input: 'in' },
+    });
+    const { data } = await api('GET', `/v2/jobs/${read.jobId}`);
+    const found = JSON.stringify(data.tasks.find((t: Json) => t.operation === 'metadata')?.result?.metadata ?? {});
+    check(found.includes('ci-lambda artist'), `metadata read back lacks the Artist written: ${found.slice(0, 300)}`);
+    return `jobs ${written.jobId}, ${read.jobId} finished; Artist written and read back`;
+  });
 
   // import/upload: the form's upload arrives in the bucket, the upload-received function finishes the task.
   const upload = (await api('POST', '/v2/import/upload', {})).data;
@@ -632,6 +742,19 @@ async function scenario(gateway: string, apiKey: string) {
   say(`  import/upload ${upload.id}: finished with ${uploaded.filename} (${uploaded.size} bytes)`);
 }
 
+/** A 2-second 160×120 H.264 MP4 made with this machine's FFmpeg (the system one, else the npm-shipped one the harness has). */
+function testVideo(): Buffer | undefined {
+  for (const ffmpeg of ['ffmpeg', shippedFfmpeg()?.file].filter((f): f is string => Boolean(f))) {
+    const out = spawnSync(
+      ffmpeg,
+      ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-pix_fmt', 'yuv420p', '-movflags', 'frag_keyframe+empty_moov', '-f', 'mp4', 'pipe:1'],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    if (out.status === 0 && out.stdout.length > 0) return out.stdout;
+  }
+  return undefined;
+}
+
 /** What the artifacts see: no package of the repository resolves from their folders, no tool but node is on PATH. */
 function checkIsolation(paths: Paths, env: Record<string, string>) {
   const probe = `
@@ -642,7 +765,7 @@ function checkIsolation(paths: Paths, env: Record<string, string>) {
       for (const dir of (process.env.PATH || '').split(':')) if (dir && fs.existsSync(path.join(dir, tool))) found.push(tool);
     }
     process.stdout.write(found.join(' '));`;
-  const out = spawnSync(path.join(paths.bin, 'node'), ['-e', probe], { cwd: paths.tasks, env, encoding: 'utf8' });
+  const out = spawnSync(path.join(paths.bin, 'node'), ['-e', probe], { cwd: paths.tasks, env, encoding: 'utf8', ...SANDBOX_USER });
   if (out.status !== 0 || out.stdout.trim()) throw new Error(`the artifacts' environment is not isolated: ${out.stdout.trim() || out.stderr.trim()}`);
 }
 

@@ -280,7 +280,8 @@ describe('dispatcher', () => {
   it('brings a failed message back after the consumer\'s retry delay, not the queue\'s visibility timeout', async () => {
     // A 5-minute visibility timeout: without the consumer's retry policy the second try would come 5 minutes later.
     const q = await queuesWithDlq(5, '300');
-    const queue = new SqsQueue(sqs, { import: q.name, process: q.name, export: q.name, operations: q.name, webhooks: q.name });
+    const names = ['import', 'process', 'process-media', 'process-pdf', 'process-chromium', 'process-office', 'export', 'operations', 'webhooks'] as const;
+    const queue = new SqsQueue(sqs, Object.fromEntries(names.map((n) => [n, q.name])) as Record<(typeof names)[number], string>);
     const tries: number[] = [];
     const consumer = sqsConsumer({
       schema: z.object({ n: z.number() }),

@@ -25,7 +25,9 @@ function esbuildOptions(): esbuild.BuildOptions {
 async function bundleOf(entry: string) {
   const result = await esbuild.build({ ...esbuildOptions(), entryPoints: [entry], write: false, metafile: true, outdir: 'out', logLevel: 'silent' });
   const inputs = Object.keys(result.metafile.inputs);
-  return { bytes: result.outputFiles[0]!.contents.length, inputs };
+  /** The packages it requires from node_modules at run time (what serverless-esbuild packs in its zip). */
+  const externals = new Set(Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path)));
+  return { bytes: result.outputFiles[0]!.contents.length, inputs, externals };
 }
 
 /** Packages (by folder below node_modules) in a bundle, with every copy's path. */
@@ -47,6 +49,24 @@ describe('function bundles', () => {
     const assets = await bundleOf('functions/graphql/assets.ts');
     expect(assets.inputs.filter((i) => i.includes('node_modules'))).toEqual([]);
     expect(assets.bytes).toBeLessThan(20_000);
+  });
+
+  it('give each engine function only its own family\'s engines (sharp, for the image limits, in every one)', async () => {
+    const own: Record<string, string[]> = {
+      image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe'],
+      media: ['sharp', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'],
+      pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm'],
+      chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],
+      office: ['sharp'],
+    };
+    const engineFunctions = (yml.custom as Record<string, any>).engineFunctions as Record<string, string>;
+    for (const [name, family] of Object.entries(engineFunctions)) {
+      const { externals } = await bundleOf(`${yml.functions[name]!.handler.replace(/\.handler$/, '')}.ts`);
+      const engines = [...externals].filter((e) => yml.custom.esbuild.external.includes(e));
+      expect(engines.filter((e) => !own[family]!.includes(e)), `${name} packs another family's engine`).toEqual([]);
+    }
+    const chromium = await bundleOf('functions/tasks/process-chromium-step.ts');
+    expect([...chromium.externals]).toContain('@sparticuz/chromium');
   });
 
   it('pack the built GraphiQL folder with the assets function', () => {

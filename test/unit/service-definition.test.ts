@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/fallback/routes.js';
+import { ENGINE_FAMILIES, FAMILY_QUEUES, type EngineFamily } from '#lib/engines/families.js';
 import { localQueueName, readServiceDefinition } from '#lib/local/service-definition.js';
 
 const definition = readServiceDefinition('serverless.yml');
@@ -9,7 +10,18 @@ const definition = readServiceDefinition('serverless.yml');
 describe('serverless.yml as the local platform reads it', () => {
   it('declares every queue with a dead-letter queue and a redrive policy', () => {
     const main = definition.queues.filter((q) => !q.logicalId.includes('DeadLetter'));
-    expect(main.map((q) => q.localName).sort()).toEqual(['export', 'failed-invocations', 'import', 'operations', 'process', 'webhooks']);
+    expect(main.map((q) => q.localName).sort()).toEqual([
+      'export',
+      'failed-invocations',
+      'import',
+      'operations',
+      'process',
+      'process-chromium',
+      'process-media',
+      'process-office',
+      'process-pdf',
+      'webhooks',
+    ]);
     for (const q of main) {
       expect(q.redrive?.maxReceiveCount, q.logicalId).toBeGreaterThanOrEqual(5);
       expect(definition.queues.some((d) => d.logicalId === q.redrive?.deadLetterLogicalId), q.logicalId).toBe(true);
@@ -29,7 +41,19 @@ describe('serverless.yml as the local platform reads it', () => {
     expect(ROUTES.map(([m, p]) => `${m} ${p}`).sort()).toEqual(declared);
   });
 
-  it('runs every function on arm64 except the process step, whose Chromium and native engines are x86-64 builds', () => {
+  it('gives each engine family a process function consuming its own queue, the one the scheduler sends its tasks to', () => {
+    const yml = parse(readFileSync('serverless.yml', 'utf8')) as { custom: { engineFunctions: Record<string, EngineFamily> } };
+    expect(Object.values(yml.custom.engineFunctions).sort()).toEqual([...ENGINE_FAMILIES].sort());
+    for (const [functionKey, family] of Object.entries(yml.custom.engineFunctions)) {
+      const consumed = definition.mappings.filter((m) => m.functionKey === functionKey);
+      expect(consumed, functionKey).toHaveLength(1);
+      const queue = definition.queues.find((q) => q.logicalId === consumed[0]!.queueLogicalId);
+      expect(queue?.localName, functionKey).toBe(FAMILY_QUEUES[family]);
+      expect(consumed[0]!.maximumConcurrency, functionKey).toBeGreaterThan(0);
+    }
+  });
+
+  it('runs every function on arm64 except the engine functions, whose Chromium and native engines are x86-64 builds', () => {
     const yml = parse(readFileSync('serverless.yml', 'utf8')) as {
       provider: { architecture?: string };
       functions: Record<string, { architecture?: string }>;
@@ -37,7 +61,7 @@ describe('serverless.yml as the local platform reads it', () => {
     const architectures = Object.fromEntries(
       Object.entries(yml.functions).map(([name, fn]) => [name, fn.architecture ?? yml.provider.architecture ?? 'x86_64']),
     );
-    const expected = Object.fromEntries(Object.keys(yml.functions).map((name) => [name, name === 'processStep' ? 'x86_64' : 'arm64']));
+    const expected = Object.fromEntries(Object.keys(yml.functions).map((name) => [name, name.startsWith('process') ? 'x86_64' : 'arm64']));
     expect(architectures).toEqual(expected);
   });
 });

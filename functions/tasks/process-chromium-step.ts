@@ -1,0 +1,7 @@
+/** Consumer of the chromium family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
+import { familyImplementations } from '#lib/operations/engine-operations.js';
+import { CHROMIUM_FAMILY } from '#lib/operations/families/chromium.js';
+import { stepConsumer } from '#lib/tasks/step-consumer.js';
+import { FAMILY_QUEUES } from '#lib/engines/families.js';
+
+export const handler = stepConsumer('process', familyImplementations(CHROMIUM_FAMILY), FAMILY_QUEUES.chromium);
