@@ -20,7 +20,7 @@ import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/plat
 import type * as Files from '#lib/platform/files.js';
 import type * as Tasks from '#lib/platform/tasks.js';
 import type * as Plan from '#lib/tasks/plan.js';
-import { zip } from '../fixtures/engine-fixtures.js';
+import { docxWithLinkedImages, zip } from '../fixtures/engine-fixtures.js';
 import { pdfText } from '../support/pdf-text.js';
 import { requires, tool } from '../support/requires.js';
 
@@ -59,35 +59,6 @@ function lambdaContext(functionName: string): Context {
 
 const xml = '<?xml version="1.0" encoding="UTF-8"?>';
 
-/** A .docx with paragraphs of text and pictures that are external relationships to `links`. */
-function docx(paragraphs: string[], links: string[] = []): Promise<Buffer> {
-  const picture = (i: number) =>
-    `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="1800000" cy="1800000"/><wp:docPr id="${i + 1}" name="Picture ${i + 1}"/>` +
-    '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic>' +
-    `<pic:nvPicPr><pic:cNvPr id="${i + 1}" name="img${i}"/><pic:cNvPicPr/></pic:nvPicPr>` +
-    `<pic:blipFill><a:blip r:link="rIdImg${i}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
-    '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="1800000" cy="1800000"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr>' +
-    '</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
-  const rels = links
-    .map((target, i) => `<Relationship Id="rIdImg${i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${target}" TargetMode="External"/>`)
-    .join('');
-  const run = (text: string) => `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`;
-  return zip({
-    '[Content_Types].xml':
-      `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
-      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    '_rels/.rels':
-      `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-    'word/_rels/document.xml.rels': `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
-    'word/document.xml':
-      `${xml}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ` +
-      'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
-      'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
-      `<w:body>${paragraphs.slice(0, 1).map(run).join('')}${links.map((_, i) => picture(i)).join('')}${paragraphs.slice(1).map(run).join('')}</w:body></w:document>`,
-  });
-}
 
 const ODF_NS =
   'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
@@ -234,7 +205,7 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
   }
 
   office.it('converts a real .docx to a PDF with its text, on the office queue the task was routed to', async () => {
-    const { task, pdf } = await convert(await docx(['Quarterly letter to the shareholders', 'Revenue grew in every region.']), 'letter.docx');
+    const { task, pdf } = await convert(await docxWithLinkedImages(['Quarterly letter to the shareholders', 'Revenue grew in every region.']), 'letter.docx');
     expect(task, JSON.stringify({ status: task.status, code: task.code, message: task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
     const text = await pdfText(pdf!);
     expect(text).toContain('Quarterly letter to the shareholders');
@@ -246,7 +217,7 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
   office.it('pulls in nothing a .docx links to: file:///etc/hostname, a local image and a loopback URL', async () => {
     requested.length = 0;
     const links = ['file:///etc/hostname', `file://${secretPng}`, `${receiverUrl}/docx/image.png`];
-    const { task, pdf } = await convert(await docx(['Before the links', 'After the links'], links), 'linked.docx');
+    const { task, pdf } = await convert(await docxWithLinkedImages(['Before the links', 'After the links'], links), 'linked.docx');
     expect(task, JSON.stringify({ status: task.status, code: task.code, message: task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
     expect(requested).toEqual([]);
     expect(await pdfImages(pdf!)).toBe(0);

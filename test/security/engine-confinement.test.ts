@@ -22,7 +22,7 @@ import { EngineRegistry } from '#lib/engines/registry.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { runTool, withWorkDir } from '#lib/engines/tool.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
-import { colourVideo, zip } from '../fixtures/engine-fixtures.js';
+import { colourVideo, docxWithLinkedImages, zip } from '../fixtures/engine-fixtures.js';
 import { pdfText } from '../support/pdf-text.js';
 import { engine, requires, tool } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
@@ -274,37 +274,7 @@ function odt(body: string, styles = ''): Promise<Buffer> {
 }
 
 /** A DOCX whose pictures are external relationships (`TargetMode="External"`), one per target. */
-function docxLinkingImages(targets: string[]): Promise<Buffer> {
-  const picture = (i: number) =>
-    `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="1800000" cy="1800000"/><wp:docPr id="${i + 1}" name="Picture ${i + 1}"/>` +
-    '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic>' +
-    `<pic:nvPicPr><pic:cNvPr id="${i + 1}" name="img${i}"/><pic:cNvPicPr/></pic:nvPicPr>` +
-    `<pic:blipFill><a:blip r:link="rIdImg${i}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
-    '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="1800000" cy="1800000"/></a:xfrm><a:prstGeom prst="rect"/></pic:spPr>' +
-    '</pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
-  const rels = targets
-    .map(
-      (target, i) =>
-        `<Relationship Id="rIdImg${i}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${target}" TargetMode="External"/>`,
-    )
-    .join('');
-  const run = (text: string) => `<w:p><w:r><w:t>${text}</w:t></w:r></w:p>`;
-  return zip({
-    '[Content_Types].xml':
-      `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
-      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    '_rels/.rels':
-      `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-    'word/_rels/document.xml.rels': `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
-    'word/document.xml':
-      `${xml}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ` +
-      'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
-      'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
-      `<w:body>${run('Before the links')}${targets.map((_, i) => picture(i)).join('')}${run('After the links')}</w:body></w:document>`,
-  });
-}
+const docxLinkingImages = (targets: string[]) => docxWithLinkedImages(['Before the links', 'After the links'], targets);
 
 confinedOffice.describe('LibreOffice follows none of a document’s links', () => {
   let h: Harness;
