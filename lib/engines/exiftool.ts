@@ -13,8 +13,9 @@
  */
 import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineCall, EngineResult } from '../operations/engine-task.js';
-import { TaskFailure } from '../operations/types.js';
+import type { MetadataWriteArgs } from './metadata-tags.js';
+import type { EngineCall, EngineResult } from './call.js';
+import { EngineFailure } from './errors.js';
 import { mimeType } from './formats.js';
 import { runExiftoolWasm } from './exiftool-wasm.js';
 import { exiftoolWasm } from './shipped.js';
@@ -41,7 +42,7 @@ async function exiftool(
   wasm?: { input: string; output?: string },
 ): Promise<{ stdout: string; stderr: string; created?: boolean; overflow?: boolean }> {
   for (const arg of args) {
-    if (/[\r\n\0]/.test(arg)) throw new TaskFailure('CONVERSION_FAILED', 'exiftool could not write the metadata: an argument holds a line break.');
+    if (/[\r\n\0]/.test(arg)) throw new EngineFailure('CONVERSION_FAILED', 'exiftool could not write the metadata: an argument holds a line break.');
   }
   const argFile = path.join(call.dir, 'exiftool.args');
   const lines = args.filter((a) => a.trim() !== '');
@@ -86,7 +87,7 @@ export async function readMetadata(call: EngineCall): Promise<EngineResult> {
   try {
     raw = (JSON.parse(stdout) as Array<Record<string, unknown>>)[0] ?? {};
   } catch (err) {
-    throw new TaskFailure('CONVERSION_FAILED', `exiftool could not read ${input!.filename}.`, false, { cause: err });
+    throw new EngineFailure('CONVERSION_FAILED', `exiftool could not read ${input!.filename}.`, { cause: err });
   }
   const metadata: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (!LOCAL_TAGS.has(key)) metadata[key] = value;
@@ -107,16 +108,16 @@ function errorLines(stderr: string): string[] {
  * (`-overwrite_original`); WebAssembly writes the copy (`-o`), for files up to
  * EXIFTOOL_WASM_MAX_WRITE_BYTES.
  */
-export async function writeMetadata(call: EngineCall): Promise<EngineResult> {
+export async function writeMetadata(call: EngineCall<MetadataWriteArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
-  const tags = call.payload.metadata as Record<string, string | number>;
+  const tags = call.payload.metadata;
   const format = input!.format ?? 'bin';
   const [name] = call.names(format, 1);
   const out = call.output(name!);
   const wasm = onWasm(call);
   const limit = call.config.EXIFTOOL_WASM_MAX_WRITE_BYTES;
   if (wasm && input!.size > limit) {
-    throw new TaskFailure(
+    throw new EngineFailure(
       'FILE_TOO_LARGE',
       `${input!.filename} is ${input!.size} bytes; ExifTool in WebAssembly writes metadata into files of up to ${limit} bytes (EXIFTOOL_WASM_MAX_WRITE_BYTES).`,
     );
@@ -129,17 +130,17 @@ export async function writeMetadata(call: EngineCall): Promise<EngineResult> {
       ? WriteTask.for(input!.path, tags as never, { ...DefaultWriteTaskOptions, writeArgs: ['-o', out] }).args
       : WriteTask.for(out, tags as never, { ...DefaultWriteTaskOptions, writeArgs: ['-overwrite_original'] }).args;
   } catch (err) {
-    throw new TaskFailure('CONVERSION_FAILED', `exiftool could not write the metadata: ${(err as Error).message}`, false, { cause: err });
+    throw new EngineFailure('CONVERSION_FAILED', `exiftool could not write the metadata: ${(err as Error).message}`, { cause: err });
   }
   const { stderr, created, overflow } = await exiftool(call, args, wasm ? { input: input!.path, output: out } : undefined);
   const [error] = errorLines(stderr);
   if (error) {
     // exiftool names the files it read and wrote (" - /tmp/…/photo.jpg"): clients get the files' own names.
     const message = error.replace(/^error: /i, '').split(out).join(name!).split(input!.path).join(input!.filename).split(call.tool.workDir).join('');
-    throw new TaskFailure('CONVERSION_FAILED', `exiftool could not write the metadata: ${message}`);
+    throw new EngineFailure('CONVERSION_FAILED', `exiftool could not write the metadata: ${message}`);
   }
   if (overflow) {
-    throw new TaskFailure('FILE_TOO_LARGE', `exiftool wrote more than ${limit} bytes for ${input!.filename} (EXIFTOOL_WASM_MAX_WRITE_BYTES).`);
+    throw new EngineFailure('FILE_TOO_LARGE', `exiftool wrote more than ${limit} bytes for ${input!.filename} (EXIFTOOL_WASM_MAX_WRITE_BYTES).`);
   }
   // Nothing to change: the copy is the file itself, as with perl.
   if (wasm && !created) await copyFile(input!.path, out);

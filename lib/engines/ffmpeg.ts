@@ -13,11 +13,11 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineConfig } from '../config.js';
-import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
-import { TaskFailure } from '../operations/types.js';
+import type { EngineCall, EngineResult, Produced } from './call.js';
+import { EngineFailure } from './errors.js';
 import { AUDIO_FORMATS, mimeType, normalizeFormat } from './formats.js';
 import { ffprobeExecutable } from './shipped.js';
-import { fitInside, placement, renderWatermark, thumbnailFile, type WatermarkSpec } from './sharp.js';
+import { fitInside, placement, renderWatermark, thumbnailFile, type ResizeOptions, type WatermarkSpec } from './sharp.js';
 import { runTool } from './tool.js';
 
 const VIDEO_CODECS: Record<string, string> = { h264: 'libx264', h265: 'libx265', vp9: 'libvpx-vp9', av1: 'libsvtav1', mpeg4: 'mpeg4', copy: 'copy' };
@@ -56,7 +56,7 @@ const DEMUXERS: Record<string, string> = {
 /** How ffmpeg and ffprobe open an input: its format's demuxer, from a plain file only (nested opens included). */
 export function openArgs(format: string | null | undefined): string[] {
   const demuxer = format ? DEMUXERS[format] : undefined;
-  if (!demuxer) throw new TaskFailure('UNSUPPORTED_FORMAT', `ffmpeg does not read ${format ?? 'files of unknown format'} here.`);
+  if (!demuxer) throw new EngineFailure('UNSUPPORTED_FORMAT', `ffmpeg does not read ${format ?? 'files of unknown format'} here.`);
   return ['-protocol_whitelist', 'file', '-f', demuxer];
 }
 
@@ -78,7 +78,7 @@ export async function probe(
   settings: Pick<EngineConfig, 'FFPROBE_PATH' | 'SHIPPED_ENGINES'> = call.config,
 ): Promise<MediaInfo> {
   const ffprobe = ffprobeExecutable(settings);
-  if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
+  if (!ffprobe) throw new EngineFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
   const { stdout } = await runTool(ffprobe, ['-v', 'error', ...openArgs(format), '-print_format', 'json', '-show_format', '-show_streams', file], {
     ...call.tool,
     captureStdout: true,
@@ -97,6 +97,20 @@ export async function probe(
 const ffmpeg = (call: EngineCall, args: string[]) =>
   runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
 
+/** What the media handlers read of a task's arguments. */
+export interface MediaArgs extends ResizeOptions {
+  output_format?: string;
+  video_codec?: string;
+  audio_codec?: string;
+  audio_bitrate?: number;
+  crf?: number;
+  preset?: string;
+  fps?: number;
+  /** thumbnail: how many, from `timestamp` on. */
+  count?: number;
+  timestamp?: number | string;
+}
+
 /** A scale filter for `width`/`height` that keeps the aspect ratio and even sizes (H.264 needs them). */
 function scaleFilter(width?: number, height?: number): string | undefined {
   if (width === undefined && height === undefined) return undefined;
@@ -106,7 +120,7 @@ function scaleFilter(width?: number, height?: number): string | undefined {
   return width !== undefined ? `scale=${width}:-2` : `scale=-2:${height}`;
 }
 
-function videoArgs(codecName: string, p: Record<string, any>, variant?: string): string[] {
+function videoArgs(codecName: string, p: MediaArgs, variant?: string): string[] {
   let codec = VIDEO_CODECS[codecName] ?? codecName;
   if (codec === 'libsvtav1' && variant === 'npm') codec = 'libaom-av1';
   if (codec === 'copy') return ['-c:v', 'copy'];
@@ -120,7 +134,7 @@ function videoArgs(codecName: string, p: Record<string, any>, variant?: string):
   return args;
 }
 
-function audioArgs(codecName: string, p: Record<string, any>): string[] {
+function audioArgs(codecName: string, p: MediaArgs): string[] {
   if (codecName === 'none') return ['-an'];
   const codec = AUDIO_CODECS[codecName] ?? codecName;
   if (codec === 'copy') return ['-c:a', 'copy'];
@@ -129,7 +143,7 @@ function audioArgs(codecName: string, p: Record<string, any>): string[] {
 }
 
 /** convert: video → video, audio or gif; audio → audio. */
-export async function convertMedia(call: EngineCall): Promise<EngineResult> {
+export async function convertMedia(call: EngineCall<MediaArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
@@ -163,7 +177,7 @@ export function parseTimestamp(value: unknown, duration: number): number {
 }
 
 /** thumbnail: `count` frames from `timestamp` on (evenly spread to the end), as png, jpg or webp. */
-export async function videoThumbnails(call: EngineCall): Promise<EngineResult> {
+export async function videoThumbnails(call: EngineCall<MediaArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
@@ -172,7 +186,7 @@ export async function videoThumbnails(call: EngineCall): Promise<EngineResult> {
   const last = Math.max(0, info.duration - 0.05);
   const start = Math.min(Math.max(0, parseTimestamp(p.timestamp, info.duration)), last);
   if (info.duration > 0 && parseTimestamp(p.timestamp, info.duration) > info.duration) {
-    throw new TaskFailure('INVALID_INPUT', `The timestamp ${p.timestamp} is past the end of the video (${info.duration.toFixed(2)} s).`);
+    throw new EngineFailure('INVALID_INPUT', `The timestamp ${p.timestamp} is past the end of the video (${info.duration.toFixed(2)} s).`);
   }
   const step = count > 1 ? (last - start) / count : 0;
   const names = call.names(to, count);
@@ -190,12 +204,12 @@ export async function videoThumbnails(call: EngineCall): Promise<EngineResult> {
 }
 
 /** watermark: a video with the watermark over every frame; the sound is copied. */
-export async function watermarkVideo(call: EngineCall, watermarkImagePath?: string): Promise<EngineResult> {
+export async function watermarkVideo(call: EngineCall<WatermarkSpec>, watermarkImagePath?: string): Promise<EngineResult> {
   const [input] = call.inputs;
   const spec = call.payload as WatermarkSpec;
   const format = input!.format!;
   const info = await probe(call, input!.path, format);
-  if (!info.width || !info.height) throw new TaskFailure('INVALID_INPUT', `${input!.filename} has no video stream.`);
+  if (!info.width || !info.height) throw new EngineFailure('INVALID_INPUT', `${input!.filename} has no video stream.`);
   const canvas = { width: info.width, height: info.height };
   const available = Math.max(1, canvas.width - 2 * (spec.margin_horizontal ?? 25));
   const mark = await fitInside(await renderWatermark(spec, { availableWidth: available, image: watermarkImagePath, limit: call.config.MAX_IMAGE_PIXELS }), canvas);

@@ -14,11 +14,11 @@
  */
 import { copyFile, mkdir, open as openFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineCall, EngineResult, Produced } from '../operations/engine-task.js';
+import type { EngineCall, EngineResult, Produced } from './call.js';
 import { mimeType, normalizeFormat } from './formats.js';
 import { pdfPageCount } from './limits.js';
 import { selectPages } from './pdf.js';
-import { thumbnailFile, encode, open, resize } from './sharp.js';
+import { thumbnailFile, encode, open, resize, type ResizeOptions } from './sharp.js';
 import { runQpdf } from './qpdf.js';
 import { ghostscriptWasm, qpdfTool } from './shipped.js';
 import { runTool } from './tool.js';
@@ -72,8 +72,19 @@ async function normalized(call: EngineCall, file: string): Promise<string> {
   return out;
 }
 
+/** What the Ghostscript handlers read of a task's arguments. */
+export interface PdfArgs extends ResizeOptions {
+  output_format?: string;
+  pages?: string;
+  density?: number;
+  quality?: number;
+  profile?: string;
+  colorspace?: string;
+  flatten_signatures?: boolean;
+}
+
 /** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions; never larger than it was. */
-export async function optimizePdf(call: EngineCall): Promise<EngineResult> {
+export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const [name] = call.names('pdf', 1);
@@ -115,7 +126,7 @@ async function render(call: EngineCall, file: string, pages: number[], density: 
 }
 
 /** convert: PDF pages (all, or `pages`) to images, one file per page. */
-export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
+export async function pdfToImages(call: EngineCall<PdfArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
@@ -139,7 +150,7 @@ export async function pdfToImages(call: EngineCall): Promise<EngineResult> {
 }
 
 /** thumbnail: the first page of a PDF. */
-export async function pdfThumbnail(call: EngineCall): Promise<EngineResult> {
+export async function pdfThumbnail(call: EngineCall<PdfArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));

@@ -21,8 +21,8 @@
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { EngineCall, EngineResult } from '../operations/engine-task.js';
-import { TaskFailure } from '../operations/types.js';
+import type { EngineCall, EngineResult } from './call.js';
+import { EngineFailure } from './errors.js';
 import { basename, CALC_FORMATS, IMPRESS_FORMATS } from './formats.js';
 import { stripExternalLinks } from './office-links.js';
 import { realLocation } from './probe.js';
@@ -60,7 +60,7 @@ function exportFilter(format: string): string {
   return 'writer_pdf_Export';
 }
 
-export async function officeToPdf(call: EngineCall): Promise<EngineResult> {
+export async function officeToPdf(call: EngineCall<{ pages?: string }>): Promise<EngineResult> {
   const [input] = call.inputs;
   const pages = typeof call.payload.pages === 'string' ? call.payload.pages.replace(/\s+/g, '') : undefined;
   const target = pages ? `pdf:${exportFilter(input!.format!)}:${JSON.stringify({ PageRange: { type: 'string', value: pages } })}` : 'pdf';
@@ -100,10 +100,10 @@ export async function officeToPdf(call: EngineCall): Promise<EngineResult> {
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
     const how = err.exitCode === null ? (err.signal ? `ended by ${err.signal}` : 'could not be run') : `exit code ${err.exitCode}`;
-    throw new TaskFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${how}).`, false, { cause: err });
+    throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${how}).`, { cause: err });
   }
   const made = (await readdir(outDir)).find((f) => f.toLowerCase().endsWith('.pdf'));
-  if (!made) throw new TaskFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${basename(input!.filename)} is damaged or not a ${input!.format} file).`);
+  if (!made) throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${basename(input!.filename)} is damaged or not a ${input!.format} file).`);
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);
   await rename(path.join(outDir, made), out);

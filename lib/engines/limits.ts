@@ -6,7 +6,7 @@
  */
 import { open } from 'node:fs/promises';
 import type { EngineConfig } from '../config.js';
-import { TaskFailure } from '../operations/types.js';
+import { EngineFailure } from './errors.js';
 import { describeHead, IMAGE_INPUT_FORMATS, isPdfHead } from './formats.js';
 import { ensurePdfDecodable, type DecodeLimits } from './pdf-streams.js';
 import { findExecutable } from './probe.js';
@@ -20,7 +20,7 @@ export const isImageFormat = (format: string | null | undefined): boolean =>
 /** Refuses a PDF over `MAX_PDF_BYTES` by its stored size, before it is downloaded. */
 export function checkPdfBytes(filename: string, size: number, limits: Pick<EngineConfig, 'MAX_PDF_BYTES'>): void {
   if (size > limits.MAX_PDF_BYTES) {
-    throw new TaskFailure(
+    throw new EngineFailure(
       'FILE_TOO_LARGE',
       `${filename} is ${size} bytes; PDFs of up to ${limits.MAX_PDF_BYTES} bytes are processed (MAX_PDF_BYTES).`,
     );
@@ -34,7 +34,7 @@ export async function imageHeader(file: string): Promise<{ width: number; height
     const meta = await sharp(file, { limitInputPixels: false, failOn: 'none' }).metadata();
     return { width: meta.width ?? 0, height: meta.pageHeight ?? meta.height ?? 0, pages: meta.pages ?? 1 };
   } catch (err) {
-    throw new TaskFailure('INVALID_INPUT', `The image could not be read: ${(err as Error).message}.`, false, { cause: err });
+    throw new EngineFailure('INVALID_INPUT', `The image could not be read: ${(err as Error).message}.`, { cause: err });
   }
 }
 
@@ -43,7 +43,7 @@ export async function checkImagePixels(filename: string, file: string, limits: P
   const { width, height, pages } = await imageHeader(file);
   const pixels = width * height * Math.max(1, pages);
   if (pixels > limits.MAX_IMAGE_PIXELS) {
-    throw new TaskFailure(
+    throw new EngineFailure(
       'IMAGE_TOO_LARGE',
       `${filename} declares ${width} × ${height} pixels${pages > 1 ? ` in ${pages} frames` : ''} (${megapixels(pixels)}); ` +
         `images of up to ${megapixels(limits.MAX_IMAGE_PIXELS)} are processed (MAX_IMAGE_PIXELS).`,
@@ -67,7 +67,7 @@ async function readHead(file: string, bytes: number): Promise<Buffer> {
 export async function checkPdfSignature(filename: string, file: string): Promise<void> {
   const head = await readHead(file, 8);
   if (!isPdfHead(head)) {
-    throw new TaskFailure('INVALID_INPUT', `${filename} is not a PDF: a PDF starts with %PDF- at its first byte, and this file starts with ${describeHead(head)}.`);
+    throw new EngineFailure('INVALID_INPUT', `${filename} is not a PDF: a PDF starts with %PDF- at its first byte, and this file starts with ${describeHead(head)}.`);
   }
 }
 
@@ -96,7 +96,7 @@ export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: stri
     const doc = await PDFDocument.load(await readFile(file), { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
     return doc.getPageCount();
   } catch (err) {
-    throw new TaskFailure('INVALID_INPUT', `The PDF could not be read: ${(err as Error).message}.`, false, { cause: err });
+    throw new EngineFailure('INVALID_INPUT', `The PDF could not be read: ${(err as Error).message}.`, { cause: err });
   }
 }
 
@@ -112,7 +112,7 @@ export async function checkPdfPages(
   await ensurePdfDecodable(filename, file, limits);
   const pages = await pdfPageCount(file, { ...place, qpdf: limits.QPDF_PATH, limits });
   if (pages > limits.MAX_PDF_PAGES) {
-    throw new TaskFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
+    throw new EngineFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
   }
   return pages;
 }

@@ -16,8 +16,9 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import exifr from 'exifr';
 import { PDFDocument } from 'pdf-lib';
-import type { EngineCall, EngineResult } from '../operations/engine-task.js';
-import { TaskFailure } from '../operations/types.js';
+import type { MetadataWriteArgs } from './metadata-tags.js';
+import type { EngineCall, EngineResult } from './call.js';
+import { EngineFailure } from './errors.js';
 import { openArgs } from './ffmpeg.js';
 import { AUDIO_FORMATS, mimeType, VIDEO_FORMATS } from './formats.js';
 import { open } from './sharp.js';
@@ -71,8 +72,8 @@ function plainName(name: string, groups: Set<string>): string | undefined {
   return tag.toLowerCase();
 }
 
-function refused(name: string, format: string, writable: string[]): TaskFailure {
-  return new TaskFailure(
+function refused(name: string, format: string, writable: string[]): EngineFailure {
+  return new EngineFailure(
     'INVALID_INPUT',
     `The native metadata engine cannot write ${name} into ${format} files; it writes ${writable.join(', ')} (exiftool, with perl installed, writes the others).`,
   );
@@ -144,7 +145,7 @@ async function readPdf(file: string): Promise<Record<string, unknown>> {
 
 async function readMedia(call: EngineCall, file: string, format: string | null): Promise<Record<string, unknown>> {
   const ffprobe = ffprobeExecutable(call.config);
-  if (!ffprobe) throw new TaskFailure('ENGINE_UNAVAILABLE', 'Reading metadata of video and audio needs ffprobe (or exiftool with perl); neither is installed.');
+  if (!ffprobe) throw new EngineFailure('ENGINE_UNAVAILABLE', 'Reading metadata of video and audio needs ffprobe (or exiftool with perl); neither is installed.');
   const { stdout } = await runTool(ffprobe, ['-v', 'error', ...openArgs(format), '-print_format', 'json', '-show_format', '-show_streams', file], {
     ...call.tool,
     captureStdout: true,
@@ -224,14 +225,14 @@ async function writePdf(file: string, out: string, tags: Record<string, string |
 }
 
 /** metadata/write: a copy of the file with the tags written (EXIF of images, Info of PDFs). */
-export async function writeMetadataNative(call: EngineCall): Promise<EngineResult> {
+export async function writeMetadataNative(call: EngineCall<MetadataWriteArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
-  const tags = call.payload.metadata as Record<string, string | number>;
+  const tags = call.payload.metadata;
   const format = input!.format ?? 'bin';
   const [name] = call.names(format, 1);
   const out = call.output(name!);
   if (format === 'pdf') await writePdf(input!.path, out, tags);
   else if ((NATIVE_WRITE_IMAGES as readonly string[]).includes(format)) await writeImage(input!.path, out, format, tags, call.config.MAX_IMAGE_PIXELS);
-  else throw new TaskFailure('UNSUPPORTED_FORMAT', `The native metadata engine cannot write ${format} files.`);
+  else throw new EngineFailure('UNSUPPORTED_FORMAT', `The native metadata engine cannot write ${format} files.`);
   return { files: [{ path: out, filename: name!, contentType: mimeType(format) }] };
 }

@@ -11,6 +11,11 @@
  * case-insensitively, as exiftool does), nothing else.
  */
 
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
+}
+
 /** Groups a tag may be qualified with (exiftool family 0 and 1 names of metadata, never File or System). */
 export const METADATA_GROUPS = [
   'EXIF',
@@ -39,6 +44,11 @@ export const METADATA_GROUPS = [
   'UserData',
   'Keys',
 ] as const;
+
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
+}
 
 /** Tag names, by the standard that defines them (several exist in more than one). */
 const TAGS_BY_STANDARD = {
@@ -89,6 +99,11 @@ export const METADATA_TAGS: readonly string[] = [...new Set(Object.values(TAGS_B
 const GROUPS = new Map(METADATA_GROUPS.map((g) => [g.toLowerCase(), g]));
 const TAGS = new Map(METADATA_TAGS.map((t) => [t.toLowerCase(), t]));
 
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
+}
+
 /** Whether `name` is `Tag` or `Group:Tag` with both parts on the allowlists (case-insensitive). */
 export function isWritableTag(name: string): boolean {
   const parts = name.split(':');
@@ -97,6 +112,11 @@ export function isWritableTag(name: string): boolean {
   const group = parts[0];
   if (group !== undefined && !GROUPS.has(group.toLowerCase())) return false;
   return TAGS.has(tag.toLowerCase());
+}
+
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
 }
 
 /** Why a tag name is refused, naming it and the rule (for the 422). */
@@ -109,8 +129,18 @@ export function tagProblem(name: string): string | undefined {
   );
 }
 
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
+}
+
 /** Longest value written into one tag. */
 export const MAX_TAG_VALUE_LENGTH = 10_000;
+
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
+}
 
 /** Why a value is refused (control characters could end exiftool's argument line), if it is. */
 export function valueProblem(name: string, value: string | number): string | undefined {
@@ -122,6 +152,11 @@ export function valueProblem(name: string, value: string | number): string | und
     if ((c < 0x20 && c !== 0x09) || c === 0x7f) return `the value of ${name} must be one line of text without control characters.`;
   }
   return undefined;
+}
+
+/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
+export interface MetadataWriteArgs {
+  metadata: Record<string, string | number>;
 }
 
 /** Discovery's description of the `metadata` argument. */

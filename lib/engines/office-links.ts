@@ -28,7 +28,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { TaskFailure } from '../operations/types.js';
+import { EngineFailure } from './errors.js';
 
 const OOXML = new Set(['docx', 'xlsx', 'pptx']);
 const ODF = new Set(['odt', 'ods', 'odp']);
@@ -47,8 +47,8 @@ interface Entry {
   data: Buffer;
 }
 
-function notA(format: string, filename: string): TaskFailure {
-  return new TaskFailure('INVALID_INPUT', `${filename} is not a ${format} file (its content is another format, which the office engine does not read here).`);
+function notA(format: string, filename: string): EngineFailure {
+  return new EngineFailure('INVALID_INPUT', `${filename} is not a ${format} file (its content is another format, which the office engine does not read here).`);
 }
 
 function readZip(zip: Buffer, format: string, filename: string): Entry[] {
@@ -62,13 +62,13 @@ function readZip(zip: Buffer, format: string, filename: string): Entry[] {
   if (eocd < 0) throw notA(format, filename);
   const count = zip.readUInt16LE(eocd + 10);
   let offset = zip.readUInt32LE(eocd + 16);
-  if (count === 0xffff || offset === 0xffffffff) throw new TaskFailure('INVALID_INPUT', `${filename} is a zip64 package, which the office engine does not read here.`);
+  if (count === 0xffff || offset === 0xffffffff) throw new EngineFailure('INVALID_INPUT', `${filename} is a zip64 package, which the office engine does not read here.`);
   const entries: Entry[] = [];
   for (let i = 0; i < count; i++) {
     if (offset + 46 > zip.length || zip.readUInt32LE(offset) !== 0x02014b50) throw notA(format, filename);
     const nameLength = zip.readUInt16LE(offset + 28);
     const flags = zip.readUInt16LE(offset + 8);
-    if (flags & 0x1) throw new TaskFailure('INVALID_INPUT', `${filename} is encrypted.`);
+    if (flags & 0x1) throw new EngineFailure('INVALID_INPUT', `${filename} is encrypted.`);
     const entry = {
       name: zip.subarray(offset + 46, offset + 46 + nameLength),
       method: zip.readUInt16LE(offset + 10),
@@ -123,13 +123,13 @@ function writeZip(entries: Entry[]): Buffer {
 }
 
 function inflate(e: Entry, filename: string): string {
-  if (e.size > MAX_PART_BYTES) throw new TaskFailure('FILE_TOO_LARGE', `${filename} has a part larger than ${MAX_PART_BYTES} bytes.`);
+  if (e.size > MAX_PART_BYTES) throw new EngineFailure('FILE_TOO_LARGE', `${filename} has a part larger than ${MAX_PART_BYTES} bytes.`);
   if (e.method === 0) return e.data.toString('utf8');
-  if (e.method !== 8) throw new TaskFailure('INVALID_INPUT', `${filename} uses a compression method the office engine does not read here.`);
+  if (e.method !== 8) throw new EngineFailure('INVALID_INPUT', `${filename} uses a compression method the office engine does not read here.`);
   try {
     return inflateRawSync(e.data, { maxOutputLength: MAX_PART_BYTES }).toString('utf8');
   } catch {
-    throw new TaskFailure('INVALID_INPUT', `${filename} is damaged (a part does not inflate).`);
+    throw new EngineFailure('INVALID_INPUT', `${filename} is damaged (a part does not inflate).`);
   }
 }
 

@@ -18,7 +18,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import type { EngineConfig } from '../config.js';
-import { TaskFailure } from '../operations/types.js';
+import { EngineFailure } from './errors.js';
 import { decodedFilter, decodingChain, type FilterSpec, type Meter } from './pdf-filters.js';
 
 export type DecodeLimits = Pick<EngineConfig, 'MAX_PDF_DECODED_BYTES' | 'MAX_PDF_DECODED_RATIO'>;
@@ -306,7 +306,7 @@ export async function checkPdfDecodedSize(filename: string, file: string, limits
     const parsedLimit = Math.min(limits.MAX_PDF_DECODED_BYTES, Math.max(RATIO_FLOOR_BYTES, limits.MAX_PDF_DECODED_RATIO * size));
     const totals: DecodedSize = { total: 0, parsed: 0, streams: 0 };
     const refuse = (which: 'total' | 'parsed'): never => {
-      throw new TaskFailure(
+      throw new EngineFailure(
         'FILE_TOO_LARGE',
         which === 'total'
           ? `${filename}'s compressed streams decode to more than ${limits.MAX_PDF_DECODED_BYTES} bytes; ` +

@@ -5,8 +5,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import type * as PdfLibModule from 'pdf-lib';
 import type { PDFDocument, PDFFont, PDFImage, PDFPage } from 'pdf-lib';
-import type { EngineCall, EngineResult, LocalFile } from '../operations/engine-task.js';
-import { TaskFailure } from '../operations/types.js';
+import type { EngineCall, EngineResult, LocalFile } from './call.js';
+import { EngineFailure } from './errors.js';
 import { ensurePdfDecodable, type DecodeLimits } from './pdf-streams.js';
 import { loadSharp, type WatermarkSpec } from './sharp.js';
 
@@ -37,11 +37,9 @@ async function loadPdf(file: LocalFile, limits: DecodeLimits): Promise<PDFDocume
     return await PDFDocument.load(await readFile(file.path), { ignoreEncryption: false, updateMetadata: false });
   } catch (err) {
     const encrypted = /encrypt/i.test((err as Error).message);
-    throw new TaskFailure(
+    throw new EngineFailure(
       encrypted ? 'ENCRYPTED_INPUT' : 'INVALID_INPUT',
-      encrypted ? `${file.filename} is encrypted; decrypt it first.` : `${file.filename} could not be read as a PDF: ${(err as Error).message}.`,
-      false,
-      { cause: err },
+      encrypted ? `${file.filename} is encrypted; decrypt it first.` : `${file.filename} could not be read as a PDF: ${(err as Error).message}.`, { cause: err },
     );
   }
 }
@@ -141,7 +139,7 @@ function isolateContent(doc: PDFDocument, page: PDFPage): void {
 }
 
 /** watermark: text or an image on the selected pages of a PDF. */
-export async function watermarkPdf(call: EngineCall, watermarkImagePath?: string): Promise<EngineResult> {
+export async function watermarkPdf(call: EngineCall<WatermarkSpec & { pages?: string }>, watermarkImagePath?: string): Promise<EngineResult> {
   const pdf = await loadPdfLib();
   const [input] = call.inputs;
   const spec = call.payload as WatermarkSpec & { pages?: string };
@@ -255,7 +253,7 @@ async function combine(call: EngineCall): Promise<EngineResult> {
 }
 
 /** merge: every input into one PDF, in input order. */
-export const mergeToPdf = (call: EngineCall): Promise<EngineResult> => {
+export const mergeToPdf = (call: EngineCall<{ filename?: string }>): Promise<EngineResult> => {
   const named = call.payload.filename ? call : { ...call, names: () => ['merged.pdf'] };
   return combine(call.inputs.length === 1 ? call : named);
 };

@@ -5,7 +5,7 @@
  */
 import { copyFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineCall, EngineResult } from '../operations/engine-task.js';
+import type { EngineCall, EngineResult } from './call.js';
 import { qpdfWasm, type QpdfTool } from './shipped.js';
 import { runTool, type ToolOptions, type ToolResult } from './tool.js';
 import { runWasm } from './wasm.js';
@@ -17,7 +17,7 @@ export function runQpdf(tool: QpdfTool, options: string[], input: string, output
   return runWasm('qpdf', tool.module, { args, inputs: [input], outputs: [path.dirname(output)] }, opts);
 }
 
-export async function optimizePdfLossless(call: EngineCall): Promise<EngineResult> {
+export async function optimizePdfLossless(call: EngineCall<{ flatten_signatures?: boolean }>): Promise<EngineResult> {
   const [input] = call.inputs;
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);

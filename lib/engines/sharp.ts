@@ -5,7 +5,7 @@
  */
 import type sharpFunction from 'sharp';
 import type { Sharp, SharpOptions } from 'sharp';
-import type { EngineCall, EngineResult } from '../operations/engine-task.js';
+import type { EngineCall, EngineResult } from './call.js';
 import { mimeType, normalizeFormat } from './formats.js';
 
 type SharpModule = typeof sharpFunction;
@@ -25,6 +25,15 @@ export interface ResizeOptions {
   height?: number;
   /** `max`: fit inside, never enlarge; `crop`: cover the box, cut the rest; `scale`: exactly the box (aspect ignored when both are given). */
   fit?: 'max' | 'crop' | 'scale';
+}
+
+/** What the image handlers read of a task's arguments. */
+export interface ImageArgs extends ResizeOptions {
+  output_format?: string;
+  quality?: number;
+  strip?: boolean;
+  profile?: string;
+  colorspace?: string;
 }
 
 /** Resizing as the file API describes it (CloudConvert's `fit`). */
@@ -68,7 +77,7 @@ export async function open(file: string | Buffer, limitInputPixels: number, extr
 }
 
 /** convert: image → image. */
-export async function convertImage(call: EngineCall): Promise<EngineResult> {
+export async function convertImage(call: EngineCall<ImageArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
@@ -88,7 +97,7 @@ export async function thumbnailFile(source: string, out: string, format: string,
 }
 
 /** thumbnail: image → png/jpg/webp. */
-export async function thumbnailImage(call: EngineCall): Promise<EngineResult> {
+export async function thumbnailImage(call: EngineCall<ImageArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const to = normalizeFormat(String(p.output_format));
@@ -101,7 +110,7 @@ export async function thumbnailImage(call: EngineCall): Promise<EngineResult> {
 const PROFILE_QUALITY: Record<string, number> = { web: 75, print: 90, archive: 95, mrc: 75, max: 60 };
 
 /** optimize: png (palette quantisation, maximum compression) and jpg (mozjpeg), metadata removed. */
-export async function optimizeImage(call: EngineCall): Promise<EngineResult> {
+export async function optimizeImage(call: EngineCall<ImageArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const format = input!.format!;
@@ -244,9 +253,9 @@ export async function fitInside(mark: { png: Buffer; width: number; height: numb
 }
 
 /** watermark: an image (any format sharp writes) with a text or image watermark. */
-export async function watermarkImage(call: EngineCall, watermarkImagePath?: string): Promise<EngineResult> {
+export async function watermarkImage(call: EngineCall<WatermarkSpec>, watermarkImagePath?: string): Promise<EngineResult> {
   const [input] = call.inputs;
-  const spec = call.payload as WatermarkSpec;
+  const spec = call.payload;
   const format = input!.format!;
   const [name] = call.names(format, 1);
   const out = call.output(name!);
@@ -272,8 +281,8 @@ export async function watermarkImage(call: EngineCall, watermarkImagePath?: stri
 }
 
 /** watermark without input: the watermark alone, as a transparent PNG. */
-export async function watermarkPng(call: EngineCall, watermarkImagePath?: string): Promise<EngineResult> {
-  const spec = call.payload as WatermarkSpec;
+export async function watermarkPng(call: EngineCall<WatermarkSpec & { filename?: string }>, watermarkImagePath?: string): Promise<EngineResult> {
+  const spec = call.payload;
   const mark = await renderWatermark(spec, { image: watermarkImagePath, limit: call.config.MAX_IMAGE_PIXELS });
   const name = typeof call.payload.filename === 'string' ? call.payload.filename : 'watermark.png';
   const out = call.output(name);

@@ -9,7 +9,6 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Config } from '../config.js';
 import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../engines/formats.js';
 import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../engines/limits.js';
 import { FAMILY_QUEUES, familyOf } from '../engines/families.js';
@@ -19,54 +18,14 @@ import { ToolError, withWorkDir, type ToolPlace } from '../engines/tool.js';
 import type { Logger } from '../log.js';
 import type { FileEntry } from '../tasks/model.js';
 import { safeFilename } from '../files/names.js';
+import type { EngineCall, EngineHandler, EngineResult, LocalFile } from '../engines/call.js';
+import { EngineFailure } from '../engines/errors.js';
 import { RunElsewhere, TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
-/** An input file, downloaded into the call's folder. */
-export interface LocalFile {
-  path: string;
-  filename: string;
-  /** The format it is processed as (`input_format`, else its extension, else its first bytes). */
-  format: string | null;
-  size: number;
-  taskId: string;
-}
-
-export interface EngineCall {
-  operation: string;
-  payload: Record<string, any>;
-  choice: EngineChoice;
-  /** The files to process: one per call for per-file operations, all of them for merge. */
-  inputs: LocalFile[];
-  /** Other files the operation needs (the watermark image). */
-  extras: LocalFile[];
-  /** The call's temporary folder. */
-  dir: string;
-  /** Where its native tools run: in `dir`, confined to the task's work folder (which holds `dir` and the inputs). */
-  tool: ToolPlace;
-  signal: AbortSignal;
-  config: Config;
-  log: Logger;
-  /** A path for an output file in the call's folder. */
-  output(filename: string): string;
-  /** Output file names: `filename` when given (`%d` numbered when there are several), else the input's name with `ext`. */
-  names(ext: string, count: number): string[];
-}
-
-export interface Produced {
-  path: string;
-  filename: string;
-  contentType?: string;
-}
-
-export interface EngineResult {
-  files: Produced[];
-  metadata?: Record<string, unknown>;
-}
-
-export type EngineHandler = (call: EngineCall) => Promise<EngineResult>;
+export type { EngineCall, EngineHandler, EngineResult, LocalFile, Produced } from '../engines/call.js';
 
 export interface EngineOperation extends EngineOperationShape {
-  handlers: Readonly<Record<string, EngineHandler>>;
+  handlers: Readonly<Record<string, EngineHandler<any>>>;
 }
 
 /** How an operation runs, whatever its engines: its handlers come from the engine families (operations/families/). */
@@ -180,6 +139,7 @@ function asTaskFailure(err: unknown, engine: string, workDir: string, log: Logge
   const tool = err instanceof ToolError ? err : err instanceof Error && err.cause instanceof ToolError ? err.cause : undefined;
   if (tool) log.warn('engine tool failed', { engine, tool: tool.tool, exitCode: tool.exitCode, signal: tool.signal, stderr: tool.stderr });
   if (err instanceof TaskFailure) return err;
+  if (err instanceof EngineFailure) return engineFailure(err);
   if (err instanceof ToolError) {
     return new TaskFailure('CONVERSION_FAILED', err.tool === engine ? `${err.message}.` : `${engine}: ${err.message}.`, false, { cause: err });
   }
@@ -191,7 +151,22 @@ function asTaskFailure(err: unknown, engine: string, workDir: string, log: Logge
   return err;
 }
 
+/** The one mapping of an engine's own failure to the task's: its code and message, retried when passing. */
+const engineFailure = (err: EngineFailure) => new TaskFailure(err.code, err.message, err.retryable, { cause: err });
+
 export function engineOperation(op: EngineOperation): Implementation {
+  const run = runEngineOperation(op);
+  return async (ctx) => {
+    try {
+      return await run(ctx);
+    } catch (err) {
+      // Limits checked before an engine runs (limits.ts) fail the same way as the engine itself.
+      throw err instanceof EngineFailure ? engineFailure(err) : err;
+    }
+  };
+}
+
+function runEngineOperation(op: EngineOperation): Implementation {
   return async (ctx) => {
     const registry = engineRegistry();
     const payload = ctx.payload;

@@ -25,7 +25,7 @@ export function imageTaskId(ctx: Pick<OperationContext, 'payload' | 'task'>): st
 async function watermarkImagePath(call: EngineCall): Promise<string | undefined> {
   const [fromTask] = call.extras;
   if (fromTask) return fromTask.path;
-  const image = call.payload.image;
+  const image = (call.payload as { image?: unknown }).image;
   if (typeof image !== 'string') return undefined;
   const file = path.join(call.dir, 'watermark-image');
   try {
@@ -47,8 +47,8 @@ async function watermarkImagePath(call: EngineCall): Promise<string | undefined>
 
 /** An engine's watermark handler, given the watermark image's local path when there is one. */
 export const withImage =
-  (handler: (call: EngineCall, image?: string) => Promise<EngineResult>) =>
-  async (call: EngineCall): Promise<EngineResult> =>
+  <P,>(handler: (call: EngineCall<P>, image?: string) => Promise<EngineResult>) =>
+  async (call: EngineCall<P>): Promise<EngineResult> =>
     handler(call, await watermarkImagePath(call));
 
 export const watermarkShape: EngineOperationShape = {

@@ -20,8 +20,9 @@ import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/exiftool-wasm.js
 import { exiftoolWasm } from '#lib/engines/shipped.js';
 import { ToolError } from '#lib/engines/tool.js';
 import { createLogger } from '#lib/log.js';
-import type { EngineCall } from '#lib/operations/engine-task.js';
-import { TaskFailure } from '#lib/operations/types.js';
+import type { EngineCall } from '#lib/engines/call.js';
+import type { MetadataWriteArgs } from '#lib/engines/metadata-tags.js';
+import { EngineFailure } from '#lib/engines/errors.js';
 import { jpeg, textPdf } from '../fixtures/engine-fixtures.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
@@ -203,7 +204,7 @@ describe('pseudo-tags past the allowlist (issue 10, class 1), written by calling
   });
 
   /** An engine call for the WebAssembly build, as the task runner makes it, without creation's checks. */
-  function call(metadata: Record<string, string>): EngineCall {
+  function call(metadata: Record<string, string>): EngineCall<MetadataWriteArgs> {
     const callDir = path.join(dir, `call-${randomUUID().slice(0, 6)}`);
     mkdirSync(path.join(callDir, 'out'), { recursive: true });
     mkdirSync(path.join(callDir, 'in'));
@@ -248,7 +249,7 @@ describe('pseudo-tags past the allowlist (issue 10, class 1), written by calling
       const result = await writeMetadata(c);
       outcome = `wrote ${result.files.map((f) => path.basename(f.path)).join(',')}`;
     } catch (err) {
-      expect(err instanceof TaskFailure || err instanceof ToolError, String(err)).toBe(true);
+      expect(err instanceof EngineFailure || err instanceof ToolError, String(err)).toBe(true);
       outcome = 'failed';
     }
     // Whatever ExifTool made of it, the host has only the call's own files, the input where it was.

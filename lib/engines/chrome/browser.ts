@@ -20,7 +20,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { checkUrl, FetchFailedError } from '../../net/address-policy.js';
 import { checkUrlResolved } from '../../net/guarded-fetch.js';
-import { TaskFailure } from '../../operations/types.js';
+import { EngineFailure } from '../errors.js';
 import type { InstalledVersion } from '../catalog.js';
 import { policyOf } from '../policy.js';
 import { startGuardedProxy, type GuardedProxy } from './guarded-proxy.js';
@@ -276,7 +276,7 @@ export async function capture(req: CaptureRequest): Promise<{ version: string; b
       // A clear task error for a page that may not be reached; the proxy checks every connection anyway.
       target = (await checkUrlResolved(req.source.url, policyOf(req.config))).url.href;
     } catch (err) {
-      if (err instanceof FetchFailedError) throw new TaskFailure('CAPTURE_FAILED', `The page cannot be captured: ${err.message}`, err.retryable, { cause: err });
+      if (err instanceof FetchFailedError) throw new EngineFailure('CAPTURE_FAILED', `The page cannot be captured: ${err.message}`, { retryable: err.retryable, cause: err });
       throw err;
     }
   } else {
@@ -312,7 +312,7 @@ export async function capture(req: CaptureRequest): Promise<{ version: string; b
       response = await page.goto(target, { waitUntil: o.wait_until ?? 'load', timeout: NAVIGATION_TIMEOUT_MS });
     } catch (err) {
       req.signal.throwIfAborted();
-      throw new TaskFailure('CAPTURE_FAILED', `The page did not load: ${(err as Error).message.split('\n')[0]}`, false, { cause: err });
+      throw new EngineFailure('CAPTURE_FAILED', `The page did not load: ${(err as Error).message.split('\n')[0]}`, { cause: err });
     }
     if (response && response.status() >= 400) req.log.info('captured page answered with an error status', { status: response.status() });
     if (o.wait_for_element) {
@@ -320,7 +320,7 @@ export async function capture(req: CaptureRequest): Promise<{ version: string; b
         await page.waitForSelector(o.wait_for_element, { timeout: NAVIGATION_TIMEOUT_MS });
       } catch (err) {
         req.signal.throwIfAborted();
-        throw new TaskFailure('CAPTURE_FAILED', `The element ${o.wait_for_element} did not appear.`, false, { cause: err });
+        throw new EngineFailure('CAPTURE_FAILED', `The element ${o.wait_for_element} did not appear.`, { cause: err });
       }
     }
     if (o.wait_time) await sleep(o.wait_time, req.signal);
@@ -337,7 +337,7 @@ export async function capture(req: CaptureRequest): Promise<{ version: string; b
         : await page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight }));
       const pixels = size.width * size.height * scale * scale;
       if (pixels > req.config.MAX_IMAGE_PIXELS) {
-        throw new TaskFailure(
+        throw new EngineFailure(
           'IMAGE_TOO_LARGE',
           `The full page would be ${Math.round(size.width * scale)} × ${Math.round(size.height * scale)} pixels, over MAX_IMAGE_PIXELS; use clip or a smaller device_scale_factor.`,
         );

@@ -3,10 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { capture } from '../../engines/chrome/browser.js';
 import { mimeType, normalizeFormat } from '../../engines/formats.js';
 import { defaultName } from '../capture-website.js';
+import type { CaptureOptions } from '../../engines/chrome/browser.js';
 import type { EngineCall, EngineResult } from '../engine-task.js';
+
+type CaptureArgs = CaptureOptions & { output_format: string; url?: string; filename?: string };
 import type { FamilyHandlers } from './types.js';
 
-async function captureWebsite(call: EngineCall): Promise<EngineResult> {
+async function captureWebsite(call: EngineCall<CaptureArgs>): Promise<EngineResult> {
   const format = normalizeFormat(String(call.payload.output_format)) as 'pdf' | 'png' | 'jpg';
   const url = String(call.payload.url);
   const name = typeof call.payload.filename === 'string' ? call.payload.filename : defaultName(url, format);
@@ -16,7 +19,7 @@ async function captureWebsite(call: EngineCall): Promise<EngineResult> {
 }
 
 /** HTML → PDF, PNG or JPG: the document is served to Chromium from the task, its resources through the address guard. */
-async function htmlWithChrome(call: EngineCall): Promise<EngineResult> {
+async function htmlWithChrome(call: EngineCall<CaptureArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const format = normalizeFormat(String(call.payload.output_format)) as 'pdf' | 'png' | 'jpg';
   const [name] = call.names(format, 1);

@@ -6,7 +6,7 @@ import type { Implementation } from '../types.js';
 export interface FamilyHandlers {
   family: EngineFamily;
   /** Operation → engine → handler. */
-  engines: Readonly<Record<string, Readonly<Record<string, EngineHandler>>>>;
+  engines: Readonly<Record<string, Readonly<Record<string, EngineHandler<any>>>>>;
   /** Operations that run without the engine machinery (archive). */
   implementations?: Readonly<Record<string, Implementation>>;
 }
