@@ -68,4 +68,21 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Module boundaries (issue 13): engines know nothing of operations or tasks. An engine call's types
+    // and failures live in lib/engines (call.ts, errors.ts); lib/operations/engine-task.ts maps them to
+    // task failures in one place. Storage clients and the network guard sit below operations too.
+    files: ['lib/engines/**/*.ts', 'lib/storage/**/*.ts', 'lib/net/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/operations/**', '#lib/operations/*'], message: 'Engines, storage clients and the network guard do not import from lib/operations (module boundary).' },
+            { group: ['**/tasks/**', '#lib/tasks/*'], message: 'Engines, storage clients and the network guard do not import from lib/tasks (module boundary).' },
+          ],
+        },
+      ],
+    },
+  },
 );

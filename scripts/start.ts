@@ -8,7 +8,7 @@
  */
 import { parseEngineConfig } from '#lib/config.js';
 import { confinement } from '#lib/engines/confine.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
+import { newEngineRegistry } from '#lib/operations/engines.js';
 import { confinementBannerLine, engineBannerLines } from '#lib/local/engine-setup.js';
 import { googleAuthBanner, startPlatform } from '#lib/local/platform.js';
 
@@ -46,7 +46,7 @@ console.log(`
   Google auth  ${googleAuthBanner(platform.googleAuthMode)}
   API key      ${platform.apiKey}   (every scope: file API and Google APIs)
   data         ${dataDir}/
-${engineBannerLines(new EngineRegistry(engineSettings)).join('\n')}
+${engineBannerLines(newEngineRegistry(engineSettings)).join('\n')}
 ${confinementBannerLine(confinement(engineSettings), '  confinement  ')}
 `);
 

@@ -10,6 +10,7 @@ import { userFetchPolicy } from '#lib/net/address-policy.js';
 import { taskService, taskStore } from '#lib/platform/tasks.js';
 import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
 import { planJob } from '#lib/tasks/plan.js';
+import { OPERATIONS } from '#lib/operations/index.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.write', rateLimited: true, bodyRequired: true, schemas: { query: z.looseObject({ include: z.string().optional() }) } },
@@ -17,8 +18,9 @@ export const handler = fileApiRoute(
     const body = req.body as Record<string, unknown>;
     const redirect = body?.redirect === true;
     const plan = planJob(body, userFetchPolicy(config()));
-    if (redirect && !plan.tasks.some((t) => t.spec.name === 'export/url')) {
-      throw invalid('The given data was invalid.', { redirect: ['redirect needs an export/url task in the job.'] });
+    if (redirect && !plan.tasks.some((t) => t.spec.servesDownloads)) {
+      const exporting = OPERATIONS.filter((d) => 'servesDownloads' in d && d.servesDownloads).map((d) => d.name);
+      throw invalid('The given data was invalid.', { redirect: [`redirect needs an ${exporting.join(' or ')} task in the job.`] });
     }
     const { job } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
     const store = taskStore();

@@ -1,15 +1,12 @@
 /** Consumer of the import queue: brings files in. */
-import { importStaged } from '#lib/operations/import-staged.js';
-import { importUrl } from '#lib/operations/import-url.js';
-import { lazy } from '#lib/operations/lazy.js';
+import importAzureBlob from '#lib/operations/import/azure/blob/run.js';
+import importBase64 from '#lib/operations/import/base64/run.js';
+import importGoogleCloudStorage from '#lib/operations/import/google-cloud-storage/run.js';
+import importRaw from '#lib/operations/import/raw/run.js';
+import importS3 from '#lib/operations/import/s3/run.js';
+import importUpload from '#lib/operations/import/upload/run.js';
+import importUrl from '#lib/operations/import/url/run.js';
+import { stepTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 
-export const handler = stepConsumer('import', {
-  'import/url': importUrl,
-  'import/raw': importStaged,
-  'import/base64': importStaged,
-  // User storage: each SDK is loaded when a task first needs it.
-  'import/s3': lazy(async () => (await import('#lib/operations/s3.js')).importS3),
-  'import/azure/blob': lazy(async () => (await import('#lib/operations/azure-blob.js')).importAzureBlob),
-  'import/google-cloud-storage': lazy(async () => (await import('#lib/operations/google-cloud-storage.js')).importGoogleCloudStorage),
-});
+export const handler = stepConsumer('import', stepTable('import', [importUrl, importRaw, importBase64, importUpload, importS3, importAzureBlob, importGoogleCloudStorage]));

@@ -1,7 +1,11 @@
 /** Consumer of the chromium family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
-import { familyImplementations } from '#lib/operations/engine-operations.js';
-import { CHROMIUM_FAMILY } from '#lib/operations/families/chromium.js';
+import convert from '#lib/operations/convert/chromium.js';
+import captureWebsite from '#lib/operations/capture-website/chromium.js';
+import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
-export const handler = stepConsumer('process', familyImplementations(CHROMIUM_FAMILY), FAMILY_QUEUES.chromium);
+/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
+export const runs = [convert, captureWebsite] as const;
+export const implementations = familyTable('chromium', runs);
+export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.chromium);

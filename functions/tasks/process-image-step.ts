@@ -1,10 +1,20 @@
 /** Consumer of the image family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
-import { familyImplementations } from '#lib/operations/engine-operations.js';
-import { IMAGE_FAMILY } from '#lib/operations/families/image.js';
+import archive from '#lib/operations/archive/image.js';
+import convert from '#lib/operations/convert/image.js';
+import merge from '#lib/operations/merge/image.js';
+import metadata from '#lib/operations/metadata/image.js';
+import metadataWrite from '#lib/operations/metadata/write/image.js';
+import optimize from '#lib/operations/optimize/image.js';
+import thumbnail from '#lib/operations/thumbnail/image.js';
+import watermark from '#lib/operations/watermark/image.js';
+import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
-export const handler = stepConsumer('process', familyImplementations(IMAGE_FAMILY), FAMILY_QUEUES.image);
+/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
+export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive] as const;
+export const implementations = familyTable('image', runs);
+export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.image);
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The

@@ -1,10 +1,15 @@
 /** Consumer of the media family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
-import { familyImplementations } from '#lib/operations/engine-operations.js';
-import { MEDIA_FAMILY } from '#lib/operations/families/media.js';
+import convert from '#lib/operations/convert/media.js';
+import thumbnail from '#lib/operations/thumbnail/media.js';
+import watermark from '#lib/operations/watermark/media.js';
+import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
-export const handler = stepConsumer('process', familyImplementations(MEDIA_FAMILY), FAMILY_QUEUES.media);
+/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
+export const runs = [convert, thumbnail, watermark] as const;
+export const implementations = familyTable('media', runs);
+export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.media);
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The

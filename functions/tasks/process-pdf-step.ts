@@ -1,10 +1,15 @@
 /** Consumer of the pdf family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
-import { familyImplementations } from '#lib/operations/engine-operations.js';
-import { PDF_FAMILY } from '#lib/operations/families/pdf.js';
+import convert from '#lib/operations/convert/pdf.js';
+import thumbnail from '#lib/operations/thumbnail/pdf.js';
+import optimize from '#lib/operations/optimize/pdf.js';
+import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
-export const handler = stepConsumer('process', familyImplementations(PDF_FAMILY), FAMILY_QUEUES.pdf);
+/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
+export const runs = [convert, thumbnail, optimize] as const;
+export const implementations = familyTable('pdf', runs);
+export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.pdf);
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The

@@ -2,14 +2,14 @@
 import { notFound } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
-import { operationSpec } from '#lib/operations/catalog.js';
+import { operationDefinition } from '#lib/operations/index.js';
 import { taskService, taskStore } from '#lib/platform/tasks.js';
 import { idParams, ownedTask } from '#lib/tasks/http.js';
 import { taskResponse } from '#lib/tasks/task-response.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, body: 'none', schemas: { params: idParams } }, async (req) => {
   const task = await ownedTask(taskStore(), req.params.id, req.principal);
-  const spec = operationSpec(task.operation);
+  const spec = operationDefinition(task.operation);
   if (!spec) throw notFound(`The operation ${task.operation} is no longer available.`);
   return json(201, { data: await taskResponse(await taskService().retry(task, spec), req) });
 });

@@ -9,6 +9,7 @@ import { fileStore } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
 import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
 import { outputKey, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
+import { waitsForUpload } from '#lib/tasks/links.js';
 
 interface ObjectCreated {
   bucket: { name: string };
@@ -32,7 +33,7 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
   const filename = safeFilename(uploaded);
   const store = taskStore();
   const task = await store.getTask(taskId);
-  if (!task || task.operation !== 'import/upload' || task.status !== 'waiting') {
+  if (!task || !waitsForUpload(task)) {
     log.info('upload for no waiting task ignored', { taskId, status: task?.status });
     return;
   }

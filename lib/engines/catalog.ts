@@ -1,42 +1,16 @@
 /**
- * The engines, as data: what each one does (operation, input and output formats, the options it
- * honours) and how to tell whether, and in which versions, it is installed here. Nothing in this
- * module loads an engine, so request validation and discovery never bundle sharp or Chromium; the
- * code that runs each engine lives in its own module beside this one.
+ * The engines, as data: each one's name, what it is, and how to tell whether, and in which versions,
+ * it is installed here. What an engine does for an operation is declared by the operation
+ * (lib/operations/<name>/operation.ts). Nothing in this module loads an engine, so request validation
+ * and discovery never bundle sharp or Chromium; the code that runs each engine lives in its own module
+ * beside this one.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { EngineConfig } from '../config.js';
-import {
-  AUDIO_FORMATS,
-  CALC_FORMATS,
-  IMAGE_FORMATS,
-  IMAGE_INPUT_FORMATS,
-  IMPRESS_FORMATS,
-  THUMBNAIL_FORMATS,
-  VIDEO_FORMATS,
-  WRITER_FORMATS,
-} from './formats.js';
 import { confinement } from './confine.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
-
-/** What an engine does for one operation. */
-export interface Capability {
-  operation: string;
-  /**
-   * Input formats; `null`: the operation runs without input files (capture-website, watermark without
-   * input); `'any'`: whatever the input is (archive).
-   */
-  inputs: readonly string[] | 'any' | null;
-  /** Output formats; `'same'`: the input's format; `null`: no output file (metadata). */
-  outputs: readonly string[] | 'same' | null;
-  /** The operation's arguments this engine honours (keys of the operation's schema), for discovery. */
-  options: readonly string[];
-  /** An installed part the capability needs (LibreOffice's calc or impress). */
-  feature?: string;
-  credits?: number;
-}
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -58,7 +32,6 @@ export interface Installation {
 export interface EngineDescriptor {
   name: string;
   description: string;
-  capabilities: readonly Capability[];
   detect(settings: EngineConfig): Installation;
 }
 
@@ -83,52 +56,6 @@ export const BUNDLED_VERSIONS = {
   /** exifr, which reads EXIF for the `native` metadata engine. */
   exifr: '7.1.3',
 } as const;
-
-const IMAGE_OPTIONS = ['width', 'height', 'fit', 'quality', 'strip'] as const;
-const WATERMARK_OPTIONS = [
-  'pages',
-  'layer',
-  'text',
-  'font_size',
-  'font_width_percent',
-  'font_color',
-  'font_name',
-  'font_align',
-  'image',
-  'image_width',
-  'image_height',
-  'image_width_percent',
-  'position_vertical',
-  'position_horizontal',
-  'margin_vertical',
-  'margin_horizontal',
-  'opacity',
-  'rotation',
-] as const;
-const WATERMARK_IMAGE_OPTIONS = WATERMARK_OPTIONS.filter((o) => o !== 'pages');
-const WATERMARK_VIDEO_OPTIONS = WATERMARK_IMAGE_OPTIONS.filter((o) => o !== 'layer');
-const CAPTURE_PDF_OPTIONS = [
-  'pages',
-  'zoom',
-  'page_width',
-  'page_height',
-  'page_format',
-  'page_orientation',
-  'margin_top',
-  'margin_bottom',
-  'margin_left',
-  'margin_right',
-  'print_background',
-  'display_header_footer',
-  'header_template',
-  'footer_template',
-] as const;
-const CAPTURE_COMMON = ['wait_until', 'wait_for_element', 'wait_time', 'css_media_type', 'headers'] as const;
-const CAPTURE_SCREENSHOT_OPTIONS = ['zoom', 'screen_width', 'screen_height', 'clip', 'device_scale_factor', 'transparent_background', 'quality'] as const;
-const MEDIA_OPTIONS = ['video_codec', 'crf', 'preset', 'audio_codec', 'audio_bitrate', 'width', 'height', 'fps'] as const;
-const THUMBNAIL_OPTIONS = ['width', 'height', 'fit'] as const;
-const METADATA_FORMATS = [...IMAGE_INPUT_FORMATS, 'pdf', ...VIDEO_FORMATS, ...AUDIO_FORMATS, 'docx', 'xlsx', 'pptx', 'odt'] as const;
-const METADATA_WRITE_FORMATS = [...IMAGE_FORMATS, 'pdf', 'mp4', 'mov', 'm4a'] as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
 
@@ -158,35 +85,16 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'sharp',
     description: 'libvips through sharp: image conversion, thumbnails, watermarks, PNG/JPG optimization',
-    capabilities: [
-      { operation: 'convert', inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS },
-      { operation: 'thumbnail', inputs: IMAGE_INPUT_FORMATS, outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS },
-      { operation: 'watermark', inputs: IMAGE_FORMATS, outputs: 'same', options: WATERMARK_IMAGE_OPTIONS },
-      // Without input: a transparent PNG holding the watermark.
-      { operation: 'watermark', inputs: null, outputs: ['png'], options: WATERMARK_IMAGE_OPTIONS.filter((o) => o !== 'layer') },
-      { operation: 'optimize', inputs: ['png', 'jpg'], outputs: 'same', options: ['profile', 'quality', 'colorspace'] },
-    ],
     detect: () => npm(BUNDLED_VERSIONS.sharp),
   },
   {
     name: 'pdf-lib',
     description: 'pdf-lib: PDF watermarks, merging PDFs and images, images to PDF',
-    capabilities: [
-      { operation: 'watermark', inputs: ['pdf'], outputs: 'same', options: WATERMARK_OPTIONS },
-      { operation: 'merge', inputs: ['pdf', ...IMAGE_INPUT_FORMATS], outputs: ['pdf'], options: [] },
-      { operation: 'convert', inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] },
-    ],
     detect: () => npm(BUNDLED_VERSIONS.pdfLib),
   },
   {
     name: 'chrome',
     description: 'Chromium through puppeteer-core: website capture, HTML to PDF and images',
-    capabilities: [
-      { operation: 'capture-website', inputs: null, outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
-      { operation: 'capture-website', inputs: null, outputs: ['png', 'jpg'], options: [...CAPTURE_SCREENSHOT_OPTIONS, ...CAPTURE_COMMON] },
-      { operation: 'convert', inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
-      { operation: 'convert', inputs: ['html'], outputs: ['png', 'jpg'], options: [...CAPTURE_SCREENSHOT_OPTIONS, ...CAPTURE_COMMON] },
-    ],
     detect(settings) {
       const versions: InstalledVersion[] = [];
       let missing: string | undefined;
@@ -204,12 +112,6 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'ffmpeg',
     description: 'FFmpeg: video and audio conversion, video thumbnails and watermarks',
-    capabilities: [
-      { operation: 'convert', inputs: VIDEO_FORMATS, outputs: [...VIDEO_FORMATS, ...AUDIO_FORMATS, 'gif'], options: MEDIA_OPTIONS },
-      { operation: 'convert', inputs: AUDIO_FORMATS, outputs: AUDIO_FORMATS, options: ['audio_codec', 'audio_bitrate'] },
-      { operation: 'thumbnail', inputs: VIDEO_FORMATS, outputs: THUMBNAIL_FORMATS, options: [...THUMBNAIL_OPTIONS, 'count', 'timestamp'], credits: 1 },
-      { operation: 'watermark', inputs: VIDEO_FORMATS, outputs: 'same', options: WATERMARK_VIDEO_OPTIONS, credits: 2 },
-    ],
     detect(settings) {
       // The system FFmpeg (faster to update, and FFMPEG_PATH wins), else the static build shipped in
       // @ffmpeg-installer (with @ffprobe-installer's ffprobe).
@@ -230,10 +132,6 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'exiftool',
     description: 'ExifTool: reading and writing metadata (exiftool-vendored on perl, else ExifTool in WebAssembly)',
-    capabilities: [
-      { operation: 'metadata', inputs: METADATA_FORMATS, outputs: null, options: [] },
-      { operation: 'metadata/write', inputs: METADATA_WRITE_FORMATS, outputs: 'same', options: ['metadata'] },
-    ],
     detect(settings) {
       // The Perl ExifTool on the system perl (faster), else ExifTool in WebAssembly (exiftool-wasm.ts):
       // its sandbox is its own in-memory file system, whatever ENGINE_CONFINEMENT finds. Both are
@@ -253,20 +151,11 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'native',
     description: 'Metadata without perl: sharp and exifr (image EXIF), pdf-lib (PDF Info), ffprobe (video and audio); fewer tags than exiftool',
-    capabilities: [
-      { operation: 'metadata', inputs: [...IMAGE_INPUT_FORMATS, 'pdf', ...VIDEO_FORMATS, ...AUDIO_FORMATS], outputs: null, options: [] },
-      { operation: 'metadata/write', inputs: ['jpg', 'png', 'webp', 'tiff', 'pdf'], outputs: 'same', options: ['metadata'] },
-    ],
     detect: () => npm(BUNDLED_VERSIONS.exifr),
   },
   {
     name: 'libreoffice',
     description: 'LibreOffice (headless): office documents to PDF',
-    capabilities: [
-      { operation: 'convert', inputs: WRITER_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'writer', credits: 2 },
-      { operation: 'convert', inputs: CALC_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'calc', credits: 2 },
-      { operation: 'convert', inputs: IMPRESS_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'impress', credits: 2 },
-    ],
     detect(settings) {
       const office = tool('SOFFICE_PATH', settings.SOFFICE_PATH, ['--version'], /LibreOffice (\d+(?:\.\d+)+)/);
       const executable = office.versions[0]?.executable;
@@ -283,11 +172,6 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'ghostscript',
     description: 'Ghostscript: PDF optimization, PDF pages to images, PDF thumbnails',
-    capabilities: [
-      { operation: 'optimize', inputs: ['pdf'], outputs: 'same', options: ['profile', 'flatten_signatures', 'colorspace'] },
-      { operation: 'convert', inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
-      { operation: 'thumbnail', inputs: ['pdf'], outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS },
-    ],
     detect(settings) {
       // Ghostscript only reads qpdf's rewrite of a PDF, never the uploaded bytes (ghostscript.ts):
       // without a qpdf (system or WebAssembly) there is no Ghostscript engine.
@@ -305,7 +189,6 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'qpdf',
     description: 'qpdf: lossless PDF optimization (object streams, recompression, linearization)',
-    capabilities: [{ operation: 'optimize', inputs: ['pdf'], outputs: 'same', options: ['flatten_signatures'] }],
     detect(settings) {
       const found = qpdfTool(settings);
       if (!found) return { versions: [], missing: `${settings.QPDF_PATH} was not found (and @neslinesli93/qpdf-wasm is not installed); install qpdf or set QPDF_PATH` };
@@ -317,20 +200,6 @@ export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'archiver',
     description: 'archiver: zip and tar archives',
-    capabilities: [{ operation: 'archive', inputs: 'any', outputs: ['zip', 'tar', 'tar.gz', 'tgz'], options: [] }],
     detect: () => npm(BUNDLED_VERSIONS.archiver),
   },
 ];
-
-/** Built-in engine order per operation (the first suitable, available engine runs a task). */
-export const DEFAULT_ENGINE_ORDER: Readonly<Record<string, readonly string[]>> = {
-  convert: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg'],
-  thumbnail: ['sharp', 'ghostscript', 'ffmpeg'],
-  watermark: ['pdf-lib', 'sharp', 'ffmpeg'],
-  'capture-website': ['chrome'],
-  optimize: ['ghostscript', 'qpdf', 'sharp'],
-  metadata: ['exiftool', 'native'],
-  'metadata/write': ['exiftool', 'native'],
-  merge: ['pdf-lib'],
-  archive: ['archiver'],
-};

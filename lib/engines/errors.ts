@@ -15,7 +15,8 @@ export type EngineFailureCode =
   | 'ENGINE_UNAVAILABLE'
   | 'IMAGE_TOO_LARGE'
   | 'ENCRYPTED_INPUT'
-  | 'INVALID_PASSWORD';
+  | 'INVALID_PASSWORD'
+  | 'DOWNLOAD_FAILED';
 
 export class EngineFailure extends Error {
   override readonly name = 'EngineFailure';

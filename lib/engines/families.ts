@@ -34,7 +34,7 @@ export const FAMILY_QUEUES: Readonly<Record<EngineFamily, ProcessQueueName>> = {
 };
 
 /** Each engine's family. An engine missing here belongs to no function (a unit test checks the catalog against it). */
-export const ENGINE_FAMILY_OF: Readonly<Record<string, EngineFamily>> = {
+export const ENGINE_FAMILY_OF = {
   sharp: 'image',
   'pdf-lib': 'image',
   archiver: 'image',
@@ -48,7 +48,7 @@ export const ENGINE_FAMILY_OF: Readonly<Record<string, EngineFamily>> = {
   chrome: 'chromium',
   // LibreOffice cannot ship in a zip: it lives in the office container image (Dockerfile).
   libreoffice: 'office',
-};
+} as const satisfies Readonly<Record<string, EngineFamily>>;
 
 /**
  * What each engine is in the deployed packages: the versions (and variants, optional parts) its
@@ -75,7 +75,7 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
 };
 
 /** The family of an engine, `undefined` for one no function runs. */
-export const familyOf = (engine: string): EngineFamily | undefined => ENGINE_FAMILY_OF[engine];
+export const familyOf = (engine: string): EngineFamily | undefined => (ENGINE_FAMILY_OF as Readonly<Record<string, EngineFamily>>)[engine];
 
 /**
  * The engine's installation as the deployed stack has it, or `undefined` when this process should

@@ -10,11 +10,37 @@
  * A missing tool only removes its engine; unknown or unavailable choices are errors that name the
  * choices there are.
  */
-import { ConfigError, engineConfig, type EngineConfig } from '../config.js';
-import { DEFAULT_ENGINE_ORDER, ENGINES, type Capability, type EngineDescriptor, type Installation, type InstalledVersion } from './catalog.js';
+import { ConfigError, type EngineConfig } from '../config.js';
+import type { EngineDescriptor, Installation, InstalledVersion } from './catalog.js';
 import { deployedInstallation } from './families.js';
 import { normalizeFormat } from './formats.js';
 import { trimEnd } from '../text.js';
+
+/** What an engine does for one operation. */
+export interface Capability {
+  operation: string;
+  /**
+   * Input formats; `null`: the operation runs without input files (capture-website, watermark without
+   * input); `'any'`: whatever the input is (archive).
+   */
+  inputs: readonly string[] | 'any' | null;
+  /** Output formats; `'same'`: the input's format; `null`: no output file (metadata). */
+  outputs: readonly string[] | 'same' | null;
+  /** The operation's arguments this engine honours (keys of the operation's schema), for discovery. */
+  options: readonly string[];
+  /** An installed part the capability needs (LibreOffice's calc or impress). */
+  feature?: string;
+  credits?: number;
+}
+
+/**
+ * What the operations say the engines do (their definitions, lib/operations): each capability with
+ * its engine, and each operation's built-in engine order. The registry knows no operation otherwise.
+ */
+export interface EngineOffers {
+  capabilities: Array<Capability & { engine: string }>;
+  order: Record<string, readonly string[]>;
+}
 
 /** One thing an installed engine can do: an operation on one input format giving one output format. */
 export interface EngineRow {
@@ -105,24 +131,31 @@ export class EngineRegistry {
   readonly #installations = new Map<string, Installation>();
   readonly #order: Record<string, string[]>;
 
-  constructor(settings: EngineConfig, descriptors: readonly EngineDescriptor[] = ENGINES, defaultOrder = DEFAULT_ENGINE_ORDER) {
+  readonly #capabilities: Map<string, Capability[]>;
+
+  constructor(settings: EngineConfig, offers: EngineOffers, descriptors: readonly EngineDescriptor[]) {
     this.#settings = settings;
     this.#descriptors = new Map();
     for (const d of descriptors) {
       if (this.#descriptors.has(d.name)) throw new Error(`engine ${d.name} is declared twice`);
       this.#descriptors.set(d.name, d);
     }
-    const operations = new Set(descriptors.flatMap((d) => d.capabilities.map((c) => c.operation)));
+    this.#capabilities = new Map();
+    for (const { engine, ...capability } of offers.capabilities) {
+      if (!this.#descriptors.has(engine)) throw new Error(`operation ${capability.operation} names the engine ${engine}, which is not in the catalog`);
+      this.#capabilities.set(engine, [...(this.#capabilities.get(engine) ?? []), capability]);
+    }
+    const operations = new Set(offers.capabilities.map((c) => c.operation));
     this.#order = {};
     for (const operation of operations) {
-      const serving = descriptors.filter((d) => d.capabilities.some((c) => c.operation === operation)).map((d) => d.name);
+      const serving = [...new Set(offers.capabilities.filter((c) => c.operation === operation).map((c) => c.engine))];
       const configured = settings.ENGINE_ORDER[operation] ?? [];
       for (const name of configured) {
         if (!serving.includes(name)) {
           throw new ConfigError(`ENGINE_ORDER: ${operation} has no engine ${name}; its engines are ${list(serving)}`);
         }
       }
-      const builtIn = (defaultOrder[operation] ?? []).filter((n) => serving.includes(n));
+      const builtIn = (offers.order[operation] ?? []).filter((n) => serving.includes(n));
       this.#order[operation] = [...new Set([...configured, ...builtIn, ...serving])];
     }
     for (const operation of Object.keys(settings.ENGINE_ORDER)) {
@@ -131,6 +164,11 @@ export class EngineRegistry {
     for (const name of settings.ENGINES_DISABLED) {
       if (!this.#descriptors.has(name)) throw new ConfigError(`ENGINES_DISABLED names ${name}; the engines are ${list(this.#descriptors.keys())}`);
     }
+  }
+
+  /** What an engine does, by operation (empty for an engine no operation uses). */
+  capabilities(engine: string): readonly Capability[] {
+    return this.#capabilities.get(engine) ?? [];
   }
 
   /** Every engine, installed or not, with what it can do. */
@@ -184,7 +222,7 @@ export class EngineRegistry {
     for (const engine of this.order(operation)) {
       if (!this.isAvailable(engine)) continue;
       const features = this.installation(engine).features;
-      for (const capability of this.#descriptors.get(engine)!.capabilities) {
+      for (const capability of this.capabilities(engine)) {
         if (capability.operation !== operation) continue;
         if (capability.feature && !features?.includes(capability.feature)) continue;
         out.push({ engine, capability });
@@ -300,17 +338,4 @@ export class EngineRegistry {
       request.engineVersion !== undefined ? versions.find((v) => versionMatches(v.version, String(request.engineVersion)))! : versions[0]!;
     return { engine: chosen.engine, version: installed.version, installed, capability: chosen.capability };
   }
-}
-
-let shared: EngineRegistry | undefined;
-
-/** This process's registry, built from the engine settings on first use. */
-export function engineRegistry(): EngineRegistry {
-  shared ??= new EngineRegistry(engineConfig());
-  return shared;
-}
-
-/** Replaces the process's registry (tests). */
-export function setEngineRegistry(registry: EngineRegistry | undefined): void {
-  shared = registry;
 }

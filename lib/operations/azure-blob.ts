@@ -1,11 +1,14 @@
 /** `import/azure/blob` and `export/azure/blob` (alias `export/blobstore/blob`): Azure Blob Storage containers. */
 import { AzureBlobStorage, describeAzureError, type AzureBlobConnection } from '../storage/azure-blob.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
+import type { PayloadOf } from './define.js';
+import type { exportAzureBlob as exportDefinition } from './export/azure/blob/operation.js';
+import type { importAzureBlob as importDefinition } from './import/azure/blob/operation.js';
 import type { Implementation, OperationContext } from './types.js';
 
 const service = { service: 'Azure Blob Storage', describe: describeAzureError };
 
-const connection = (ctx: OperationContext): AzureBlobConnection => ({
+const connection = (ctx: OperationContext<PayloadOf<typeof importDefinition> | PayloadOf<typeof exportDefinition>>): AzureBlobConnection => ({
   account: ctx.payload.storage_account,
   container: ctx.payload.container,
   accessKey: ctx.payload.storage_access_key,
@@ -13,13 +16,13 @@ const connection = (ctx: OperationContext): AzureBlobConnection => ({
   endpointTemplate: ctx.config.AZURE_BLOB_ENDPOINT || undefined,
 });
 
-export const importAzureBlob: Implementation = async (ctx) => {
+export const importAzureBlob: Implementation<PayloadOf<typeof importDefinition>> = async (ctx) => {
   const p = ctx.payload;
   const storage = await openStorage(ctx, service, 'DOWNLOAD_FAILED', () => new AzureBlobStorage(connection(ctx)));
   return importFromStorage(ctx, storage, { name: p.blob, prefix: p.blob_prefix, filename: p.filename, field: 'blob' });
 };
 
-export const exportAzureBlob: Implementation = async (ctx) => {
+export const exportAzureBlob: Implementation<PayloadOf<typeof exportDefinition>> = async (ctx) => {
   const p = ctx.payload;
   const storage = await openStorage(ctx, service, 'UPLOAD_FAILED', () => new AzureBlobStorage(connection(ctx), { metadata: p.metadata }));
   return exportToStorage(ctx, storage, { name: p.blob, prefix: p.blob_prefix, field: 'blob' });

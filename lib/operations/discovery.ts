@@ -6,8 +6,10 @@
  */
 import * as z from 'zod';
 import { formatGroup, normalizeFormat } from '../engines/formats.js';
-import { engineRegistry, versionMatches, type EngineRegistry, type EngineRow } from '../engines/registry.js';
-import { OPERATIONS, type OperationSpec } from './catalog.js';
+import { versionMatches, type EngineRegistry, type EngineRow } from '../engines/registry.js';
+import { engineRegistry } from './engines.js';
+import type { OperationDefinition } from './define.js';
+import { operationDefinition, operationNames } from './index.js';
 import { common } from './fields.js';
 
 export const discoveryQuery = z.looseObject({
@@ -65,7 +67,7 @@ export function optionView(name: string, schema: z.ZodType): OptionView {
   };
 }
 
-function optionsOf(spec: OperationSpec | undefined, names: readonly string[] | undefined): OptionView[] {
+function optionsOf(spec: OperationDefinition | undefined, names: readonly string[] | undefined): OptionView[] {
   if (!spec) return [];
   const shape = spec.schema.shape as Record<string, z.ZodType>;
   const wanted = names ?? Object.keys(shape).filter((n) => !COMMON.has(n));
@@ -86,11 +88,11 @@ export function discover(query: DiscoveryQuery, opts: { restrictTo?: string; reg
   // Non-default engines only on request (or when asked for by name or version).
   const alternatives = truthy(query.alternatives) || engine !== undefined || version !== undefined;
 
-  const specs = new Map(OPERATIONS.map((s) => [s.name, s]));
+  const specs = new Map<string, OperationDefinition>(operationNames().map((name) => [name, operationDefinition(name)!]));
   const rows: Array<EngineRow | { operation: string; inputFormat: null; outputFormat: null; engine: null }> = [...registry.rows()];
   // Operations without engines (imports, exports): one row each, no formats.
   const served = new Set(rows.map((r) => r.operation));
-  for (const spec of OPERATIONS) if (!served.has(spec.name)) rows.push({ operation: spec.name, inputFormat: null, outputFormat: null, engine: null });
+  for (const name of specs.keys()) if (!served.has(name)) rows.push({ operation: name, inputFormat: null, outputFormat: null, engine: null });
 
   const out: OperationView[] = [];
   for (const row of rows) {

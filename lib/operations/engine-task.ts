@@ -12,32 +12,29 @@ import { pipeline } from 'node:stream/promises';
 import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../engines/formats.js';
 import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../engines/limits.js';
 import { FAMILY_QUEUES, familyOf } from '../engines/families.js';
-import { EngineChoiceError, engineRegistry, type EngineChoice, type EngineRegistry } from '../engines/registry.js';
+import { EngineChoiceError, type EngineChoice, type EngineRegistry } from '../engines/registry.js';
+import { engineRegistry } from './engines.js';
 import { confinement } from '../engines/confine.js';
 import { ToolError, withWorkDir, type ToolPlace } from '../engines/tool.js';
 import type { Logger } from '../log.js';
 import type { FileEntry } from '../tasks/model.js';
 import { safeFilename } from '../files/names.js';
 import type { EngineCall, EngineHandler, EngineResult, LocalFile } from '../engines/call.js';
+import type { EngineUse, OperationDefinition } from './define.js';
 import { EngineFailure } from '../engines/errors.js';
 import { RunElsewhere, TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 export type { EngineCall, EngineHandler, EngineResult, LocalFile, Produced } from '../engines/call.js';
 
-export interface EngineOperation extends EngineOperationShape {
-  handlers: Readonly<Record<string, EngineHandler<any>>>;
+/** An operation on engines, as the run needs it: its definition's engine use with this function's handlers. */
+interface EngineOperation {
+  operation: string;
+  use: EngineUse<Args>;
+  handlers: Readonly<Record<string, EngineHandler<Args>>>;
 }
 
-/** How an operation runs, whatever its engines: its handlers come from the engine families (operations/families/). */
-export interface EngineOperationShape {
-  operation: string;
-  /** `each`: one engine call per input file; `all`: one call with every input (merge). */
-  mode: 'each' | 'all';
-  /** The output format the engine is chosen for (`undefined`: whatever the engine makes of the input, e.g. the same format). */
-  outputFormat(payload: Record<string, any>): string | undefined;
-  /** Splits the input files into the ones to process and extras (default: all processed). */
-  partition?(ctx: OperationContext): { files: InputFile[]; extras: InputFile[] };
-}
+/** The arguments every engine operation may have (each definition's schema refines them). */
+type Args = { input_format?: string; engine?: string; engine_version?: string; filename?: string };
 
 /** Output names for `count` files made from `source` (an input file name, or a default). */
 export function outputNames(requested: string | undefined, source: string, ext: string, count: number): string[] {
@@ -92,11 +89,11 @@ async function checkLimits(file: LocalFile, ctx: OperationContext, place: ToolPl
   else if (file.format === 'pdf') await checkPdfPages(file.filename, file.path, ctx.config, place);
 }
 
-function choose(registry: EngineRegistry, op: EngineOperation, payload: Record<string, any>, inputFormat: string | null): EngineChoice {
+function choose(registry: EngineRegistry, op: EngineOperation, payload: Args, inputFormat: string | null): EngineChoice {
   try {
     return registry.select(op.operation, {
       inputFormat,
-      outputFormat: op.outputFormat(payload),
+      outputFormat: op.use.outputFormat(payload),
       engine: typeof payload.engine === 'string' ? payload.engine : undefined,
       engineVersion: payload.engine_version === undefined ? undefined : String(payload.engine_version),
     });
@@ -118,7 +115,7 @@ function runsElsewhere(op: EngineOperation, choice: Pick<EngineChoice, 'engine'>
  * function goes there (a message queued before the capability list changed). The choice is made again
  * once the bytes are here; an input that cannot be chosen for is left to that choice, which says why.
  */
-function checkFamily(registry: EngineRegistry, op: EngineOperation, payload: Record<string, any>, formats: Array<string | null>): void {
+function checkFamily(registry: EngineRegistry, op: EngineOperation, payload: Args, formats: Array<string | null>): void {
   for (const format of formats.length ? formats : [null]) {
     let choice: EngineChoice;
     try {
@@ -154,11 +151,17 @@ function asTaskFailure(err: unknown, engine: string, workDir: string, log: Logge
 /** The one mapping of an engine's own failure to the task's: its code and message, retried when passing. */
 const engineFailure = (err: EngineFailure) => new TaskFailure(err.code, err.message, err.retryable, { cause: err });
 
-export function engineOperation(op: EngineOperation): Implementation {
-  const run = runEngineOperation(op);
+/** The implementation of an operation on engines, with the handlers this function has for it. */
+export function engineOperation<P>(definition: OperationDefinition, handlers: Readonly<Record<string, EngineHandler<P>>>): Implementation<P> {
+  if (!definition.engines) throw new Error(`${definition.name} does not run on engines`);
+  const run = runEngineOperation({
+    operation: definition.name,
+    use: definition.engines as unknown as EngineUse<Args>,
+    handlers: handlers as unknown as Readonly<Record<string, EngineHandler<Args>>>,
+  });
   return async (ctx) => {
     try {
-      return await run(ctx);
+      return await run(ctx as unknown as OperationContext<Args>);
     } catch (err) {
       // Limits checked before an engine runs (limits.ts) fail the same way as the engine itself.
       throw err instanceof EngineFailure ? engineFailure(err) : err;
@@ -166,12 +169,12 @@ export function engineOperation(op: EngineOperation): Implementation {
   };
 }
 
-function runEngineOperation(op: EngineOperation): Implementation {
+function runEngineOperation(op: EngineOperation): Implementation<Args> {
   return async (ctx) => {
     const registry = engineRegistry();
     const payload = ctx.payload;
     const override = typeof payload.input_format === 'string' ? normalizeFormat(payload.input_format) : undefined;
-    const { files, extras } = op.partition?.(ctx) ?? { files: ctx.inputs, extras: [] };
+    const { files, extras } = op.use.partition?.(ctx) ?? { files: ctx.inputs, extras: [] };
 
     const produced: FileEntry[] = [];
     let metadata: Record<string, unknown> | undefined;
@@ -187,7 +190,7 @@ function runEngineOperation(op: EngineOperation): Implementation {
       for (const [i, extra] of extras.entries()) localExtras.push(await download(ctx, extra, dir, 1000 + i));
       for (const extra of localExtras) await checkLimits(extra, ctx, place);
 
-      const groups: InputFile[][] = op.mode === 'all' ? [files] : files.length ? files.map((f) => [f]) : [[]];
+      const groups: InputFile[][] = op.use.mode === 'all' ? [files] : files.length ? files.map((f) => [f]) : [[]];
       let index = 0;
       for (const group of groups) {
         const inputs: LocalFile[] = [];
@@ -208,7 +211,7 @@ function runEngineOperation(op: EngineOperation): Implementation {
         const callDir = path.join(dir, `call-${index}`);
         await mkdir(callDir, { recursive: true });
         const source = inputs[0]?.filename ?? '';
-        const call: EngineCall = {
+        const call: EngineCall<Args> = {
           operation: op.operation,
           payload,
           choice,
@@ -220,7 +223,7 @@ function runEngineOperation(op: EngineOperation): Implementation {
           config: ctx.config,
           log: ctx.log,
           output: (filename) => path.join(callDir, 'out', safeFilename(filename)),
-          names: (ext, count) => outputNames(typeof payload.filename === 'string' ? payload.filename : undefined, source || `${op.operation.replace(/\W+/g, '-')}`, ext, count),
+          names: (ext, count) => outputNames(payload.filename, source || `${op.operation.replace(/\W+/g, '-')}`, ext, count),
         };
         await mkdir(path.join(callDir, 'out'), { recursive: true });
         let result: EngineResult;

@@ -4,8 +4,8 @@
  */
 import type { Implementation } from './types.js';
 
-export function lazy(load: () => Promise<Implementation>): Implementation {
-  let loading: Promise<Implementation> | undefined;
+export function lazy<P>(load: () => Promise<Implementation<P>>): Implementation<P> {
+  let loading: Promise<Implementation<P>> | undefined;
   return async (ctx) => {
     loading ??= load().catch((err: unknown) => {
       loading = undefined;

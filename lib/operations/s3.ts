@@ -2,11 +2,14 @@
 import type { ObjectCannedACL, ServerSideEncryption } from '@aws-sdk/client-s3';
 import { S3Storage, describeS3Error, type S3Connection } from '../storage/s3.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
+import type { PayloadOf } from './define.js';
+import type { exportS3 as exportDefinition } from './export/s3/operation.js';
+import type { importS3 as importDefinition } from './import/s3/operation.js';
 import type { Implementation, OperationContext } from './types.js';
 
 const service = { service: 'S3', describe: describeS3Error };
 
-function connection(p: Record<string, any>): S3Connection {
+function connection(p: PayloadOf<typeof importDefinition> | PayloadOf<typeof exportDefinition>): S3Connection {
   return {
     bucket: p.bucket,
     region: p.region,
@@ -17,15 +20,15 @@ function connection(p: Record<string, any>): S3Connection {
   };
 }
 
-const policy = (ctx: OperationContext) => ({ allowLoopback: ctx.config.ALLOW_LOOPBACK_FETCH, allowHosts: ctx.config.FETCH_ALLOW_HOSTS });
+const policy = (ctx: Pick<OperationContext, 'config'>) => ({ allowLoopback: ctx.config.ALLOW_LOOPBACK_FETCH, allowHosts: ctx.config.FETCH_ALLOW_HOSTS });
 
-export const importS3: Implementation = async (ctx) => {
+export const importS3: Implementation<PayloadOf<typeof importDefinition>> = async (ctx) => {
   const p = ctx.payload;
   const storage = await openStorage(ctx, service, 'DOWNLOAD_FAILED', () => S3Storage.open(connection(p), { policy: policy(ctx) }));
   return importFromStorage(ctx, storage, { name: p.key, prefix: p.key_prefix, filename: p.filename, field: 'key' });
 };
 
-export const exportS3: Implementation = async (ctx) => {
+export const exportS3: Implementation<PayloadOf<typeof exportDefinition>> = async (ctx) => {
   const p = ctx.payload;
   const storage = await openStorage(ctx, service, 'UPLOAD_FAILED', () =>
     S3Storage.open(connection(p), {

@@ -15,10 +15,11 @@ export interface InputFile extends FileEntry {
   key: string;
 }
 
-export interface OperationContext {
+/** `P`: the operation's validated arguments (its schema's output type). */
+export interface OperationContext<P = Record<string, unknown>> {
   task: TaskRecord;
   /** The validated arguments (`input` resolved to ids in `task.dependsOn`). */
-  payload: Record<string, any>;
+  payload: P;
   inputs: InputFile[];
   files: FileStore;
   config: Config;
@@ -37,7 +38,7 @@ export interface OperationOutcome {
   credits?: number;
 }
 
-export type Implementation = (ctx: OperationContext) => Promise<OperationOutcome>;
+export type Implementation<P = Record<string, unknown>> = (ctx: OperationContext<P>) => Promise<OperationOutcome>;
 
 /**
  * A failure the task reports as its `code` and `message`. Retryable failures (network trouble,

@@ -1,6 +1,6 @@
 /** The job and task services of one function instance, wired to the platform's adapters. */
 import { config } from '../config.js';
-import { engineRegistry } from '../engines/registry.js';
+import { engineRegistry } from '../operations/engines.js';
 import { processQueueOf } from '../tasks/routing.js';
 import { TaskLinks } from '../tasks/links.js';
 import { Scheduler } from '../tasks/scheduler.js';

@@ -12,6 +12,7 @@
  */
 import type { FileStore } from '../files/port.js';
 import { downloadPath, type DownloadUrlSigner } from '../files/download-urls.js';
+import { operationDefinition } from '../operations/index.js';
 import { uploadKey } from '../operations/types.js';
 import { epochSeconds } from '../state/port.js';
 import type { TaskRecord } from './model.js';
@@ -44,9 +45,9 @@ export interface TaskLinksDeps {
 }
 
 export const servesDownloads = (task: TaskRecord) =>
-  task.operation === 'export/url' && task.status === 'finished' && (task.result?.files?.length ?? 0) > 0;
+  operationDefinition(task.operation)?.servesDownloads === true && task.status === 'finished' && (task.result?.files?.length ?? 0) > 0;
 
-export const waitsForUpload = (task: TaskRecord) => task.operation === 'import/upload' && task.status === 'waiting';
+export const waitsForUpload = (task: TaskRecord) => operationDefinition(task.operation)?.creation?.kind === 'upload' && task.status === 'waiting';
 
 /** When an export task's URLs stop working: 24 hours after the export, and never after the task. */
 export function exportUrlExpiry(task: TaskRecord): number {

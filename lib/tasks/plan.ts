@@ -7,7 +7,9 @@
 import * as z from 'zod';
 import { ApiError } from '../errors.js';
 import { checkUrl, FetchFailedError, type AddressPolicy } from '../net/address-policy.js';
-import { operationSpec, type OperationSpec } from '../operations/catalog.js';
+import type { OperationDefinition } from '../operations/define.js';
+import { engineProblems } from '../operations/engine-check.js';
+import { operationDefinition } from '../operations/index.js';
 
 export const TASK_NAME = /^[A-Za-z0-9_-]+$/;
 
@@ -18,11 +20,10 @@ export const TASK_NAME = /^[A-Za-z0-9_-]+$/;
  */
 export const MAX_TASKS_PER_JOB = 200;
 export const MAX_ARGUMENT_BYTES = 64 * 1024;
-const STAGED_CONTENT = new Set(['import/raw', 'import/base64']);
 
 export interface PlannedTask {
   name: string;
-  spec: OperationSpec;
+  spec: OperationDefinition;
   /** The arguments as stored and echoed in `payload` (`operation` included, `input` as a list). */
   payload: Record<string, unknown>;
   inputNames: string[];
@@ -43,7 +44,7 @@ export function validateTask(
   prefix: string,
   errors: Errors,
   operationOverride?: string,
-): { spec: OperationSpec; payload: Record<string, unknown>; inputs: string[] } | undefined {
+): { spec: OperationDefinition; payload: Record<string, unknown>; inputs: string[] } | undefined {
   const field = (f: string) => (prefix ? `${prefix}.${f}` : f);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     add(errors, prefix || 'body', 'must be an object.');
@@ -55,7 +56,7 @@ export function validateTask(
     add(errors, field('operation'), 'The operation field is required.');
     return undefined;
   }
-  const spec = operationSpec(operation);
+  const spec = operationDefinition(operation);
   if (!spec) {
     add(errors, field('operation'), `The operation ${operation} is not supported.`);
     return undefined;
@@ -65,9 +66,13 @@ export function validateTask(
     for (const issue of parsed.error.issues) add(errors, field(issue.path.map(String).join('.') || 'body'), issue.message);
     return undefined;
   }
+  const problems = engineProblems(spec, parsed.data as Record<string, unknown>);
+  for (const problem of problems) add(errors, field(problem.field), problem.message);
+  if (problems.length) return undefined;
   const payload: Record<string, unknown> = { ...(parsed.data as Record<string, unknown>), operation };
   const { file: staged, ...rest } = payload;
-  const size = Buffer.byteLength(JSON.stringify(STAGED_CONTENT.has(operation) ? rest : { ...rest, file: staged }));
+  // Content sent with the request is stored as a file at creation: it does not count.
+  const size = Buffer.byteLength(JSON.stringify(spec.creation?.kind === 'content' ? rest : { ...rest, file: staged }));
   if (size > MAX_ARGUMENT_BYTES) {
     add(errors, prefix || 'body', `The task's arguments take ${size} bytes; at most ${MAX_ARGUMENT_BYTES} are allowed (send files with import/upload, import/url or import/base64).`);
     return undefined;

@@ -7,7 +7,8 @@ import { safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
-import type { OperationSpec } from '../operations/catalog.js';
+import type { OperationDefinition } from '../operations/define.js';
+import { operationDefinition } from '../operations/index.js';
 import { outputKey, taskPrefix, uploadPrefix } from '../operations/types.js';
 import { epochSeconds } from '../state/port.js';
 import {
@@ -56,7 +57,7 @@ export class TaskService {
     userId: number;
     jobId: string | null;
     name?: string;
-    spec: OperationSpec;
+    spec: OperationDefinition;
     payload: Record<string, unknown>;
     dependsOn: string[];
     now: Date;
@@ -74,10 +75,11 @@ export class TaskService {
       userId: args.userId,
       jobId: args.jobId,
       ...(args.name ? { name: args.name } : {}),
-      operation: args.spec.name,
+      // The name the client used (an alias stays an alias in what it is shown).
+      operation: typeof args.payload.operation === 'string' ? args.payload.operation : args.spec.name,
       step: args.spec.step,
       status: 'waiting',
-      message: args.spec.waitsForUpload ? 'Waiting for upload' : null,
+      message: args.spec.creation?.kind === 'upload' ? 'Waiting for upload' : null,
       code: null,
       percent: 0,
       credits: null,
@@ -108,13 +110,15 @@ export class TaskService {
    */
   async #prepare(task: TaskRecord): Promise<void> {
     const p = task.payload;
-    if (task.operation === 'import/raw' || task.operation === 'import/base64') {
-      const bytes = task.operation === 'import/raw' ? Buffer.from(String(p.file), 'utf8') : Buffer.from(String(p.file), 'base64');
-      const filename = safeFilename(String(p.filename));
+    const creation = operationDefinition(task.operation)?.creation;
+    if (creation?.kind === 'content') {
+      const decoded = creation.decode(p);
+      const bytes = decoded.bytes;
+      const filename = safeFilename(decoded.filename);
       await this.deps.files.put(outputKey(task.id, filename), bytes);
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
       // The content is in the file now; the payload keeps only its size.
-      task.payload = { ...p, file: `[${bytes.length} bytes]` };
+      task.payload = { ...p, [creation.field]: `[${bytes.length} bytes]` };
     }
   }
 
@@ -163,7 +167,7 @@ export class TaskService {
     this.deps.log.info('job created', { jobId, tasks: tasks.length });
     await this.deps.onJobCreated?.(job, tasks);
     for (const task of tasks) {
-      if (task.dependsOn.length === 0 && task.operation !== 'import/upload') await this.deps.scheduler.enqueue(task);
+      if (task.dependsOn.length === 0 && operationDefinition(task.operation)?.creation?.kind !== 'upload') await this.deps.scheduler.enqueue(task);
     }
     return { job, tasks };
   }
@@ -171,7 +175,7 @@ export class TaskService {
   /** A standalone task: `input` names task ids the caller can see. */
   async createTask(
     userId: number,
-    spec: OperationSpec,
+    spec: OperationDefinition,
     payload: Record<string, unknown>,
     inputIds: string[],
     opts: { retryOf?: string } & TaskOrigin = {},
@@ -187,7 +191,7 @@ export class TaskService {
     await this.#prepare(task);
     await this.deps.store.createTask(task);
     await this.deps.onTaskCreated?.(task);
-    if (spec.waitsForUpload) return task;
+    if (spec.creation?.kind === 'upload') return task;
     // Register with the inputs first, then look: an input that finishes in between starts this task
     // itself, and starting is idempotent.
     for (const id of inputIds) await this.deps.store.addDependant(id, task.id);
@@ -210,8 +214,9 @@ export class TaskService {
   }
 
   /** A new task with the same arguments and inputs (`retry_of_task_id` set). */
-  async retry(task: TaskRecord, spec: OperationSpec): Promise<TaskRecord> {
-    if (spec.waitsForUpload || task.operation === 'import/raw' || task.operation === 'import/base64') {
+  async retry(task: TaskRecord, spec: OperationDefinition): Promise<TaskRecord> {
+    // Its file came with the request or the upload: there is nothing to run again.
+    if (spec.creation?.kind === 'upload' || spec.creation?.kind === 'content') {
       throw new ApiError('FAILED_PRECONDITION', `A ${task.operation} task cannot be retried; create a new one.`);
     }
     const retried = await this.createTask(task.userId, spec, task.payload, task.dependsOn, {

@@ -16,7 +16,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
-import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
+import { setEngineRegistry, newEngineRegistry } from '#lib/operations/engines.js';
 import { shippedFfprobe } from '#lib/engines/shipped.js';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { colourVideo, imageHeavyPdf, jpeg, textPdf } from '../fixtures/engine-fixtures.js';
@@ -32,7 +32,7 @@ let video: Buffer;
 
 beforeAll(async () => {
   // The fixture video comes from the FFmpeg this test process finds with the same settings: the shipped one.
-  setEngineRegistry(new EngineRegistry(parseEngineConfig(NO_SYSTEM_TOOLS)));
+  setEngineRegistry(newEngineRegistry(parseEngineConfig(NO_SYSTEM_TOOLS)));
   const saved = { ...process.env };
   Object.assign(process.env, NO_SYSTEM_TOOLS);
   try {

@@ -10,12 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 import { createLogger } from '#lib/log.js';
-import { familyImplementations } from '#lib/operations/engine-operations.js';
-import { exportUrl } from '#lib/operations/export-url.js';
-import { IMAGE_FAMILY } from '#lib/operations/families/image.js';
-import { MEDIA_FAMILY } from '#lib/operations/families/media.js';
-import { PDF_FAMILY } from '#lib/operations/families/pdf.js';
-import { importStaged } from '#lib/operations/import-staged.js';
+import { implementations as imageFunction } from '#functions/tasks/process-image-step.js';
+import { implementations as mediaFunction } from '#functions/tasks/process-media-step.js';
+import { implementations as pdfFunction } from '#functions/tasks/process-pdf-step.js';
+import { exportUrl, importStaged } from '../support/operations.js';
 import type { Implementation } from '#lib/operations/types.js';
 import type { QueueName } from '#lib/queue/port.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
@@ -95,9 +93,9 @@ describe('a process task at the wrong engine family’s function', () => {
   }
 
   const families = {
-    [FAMILY_QUEUES.image]: familyImplementations(IMAGE_FAMILY),
-    [FAMILY_QUEUES.media]: familyImplementations(MEDIA_FAMILY),
-    [FAMILY_QUEUES.pdf]: familyImplementations(PDF_FAMILY),
+    [FAMILY_QUEUES.image]: imageFunction,
+    [FAMILY_QUEUES.media]: mediaFunction,
+    [FAMILY_QUEUES.pdf]: pdfFunction,
   };
 
   it('hands a PDF optimize that reached the image function to the pdf function, where it runs', async () => {
@@ -141,7 +139,7 @@ describe('a process task at the wrong engine family’s function', () => {
   it('fails the task, saying why, when its family’s own function cannot run it either (two versions of a deployment that disagree)', async () => {
     const pdf = await threePagePdf();
     // The pdf queue's consumer has no PDF engine: the task is handed there once, then ends in error.
-    const media = familyImplementations(MEDIA_FAMILY);
+    const media = mediaFunction;
     const { tasks, sent } = await run(
       {
         in: { operation: 'import/base64', file: pdf.toString('base64'), filename: 'report.pdf' },

@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
-import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
+import { setEngineRegistry, newEngineRegistry } from '#lib/operations/engines.js';
 import { shippedFfmpeg, shippedFfprobe } from '#lib/engines/shipped.js';
 import { imageHeavyPdf, jpeg, textPdf } from '../fixtures/engine-fixtures.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
@@ -57,7 +57,7 @@ async function meanColour(bytes: Buffer): Promise<number[]> {
 }
 
 beforeAll(async () => {
-  setEngineRegistry(new EngineRegistry(parseEngineConfig(NO_SYSTEM_TOOLS)));
+  setEngineRegistry(newEngineRegistry(parseEngineConfig(NO_SYSTEM_TOOLS)));
   h = await startEngineHarness(NO_SYSTEM_TOOLS);
   dir = mkdtempSync(path.join(tmpdir(), 'engines-shipped-'));
   video = colourVideo();

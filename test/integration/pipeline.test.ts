@@ -6,9 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config.js';
 import { createLogger } from '#lib/log.js';
-import { archive } from '#lib/operations/archive.js';
-import { exportUrl } from '#lib/operations/export-url.js';
-import { importStaged } from '#lib/operations/import-staged.js';
+import { archive, exportUrl, importStaged } from '../support/operations.js';
 import { TaskFailure, type Implementation } from '#lib/operations/types.js';
 import { planJob } from '#lib/tasks/plan.js';
 import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
@@ -106,7 +104,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('takes over from a consumer that died, once its lease has run out', async () => {
-    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -134,7 +132,7 @@ describe('the pipeline under at-least-once delivery', () => {
         started();
         ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
       });
-    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -148,7 +146,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('ends a task that runs past its timeout with TIMEOUT', async () => {
     const never: Implementation = () => new Promise(() => {});
-    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -160,7 +158,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('cuts a task\'s timeout to what its step function can run', async () => {
     const capped = new TaskService({ store, scheduler, files: files.files, log, maxTaskSeconds: 885 });
-    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const spec = (await import('#lib/operations/index.js')).operationDefinition('import/raw')!;
     const long = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 5 * 3600 }, []);
     const unset = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
     const short = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 60 }, []);
@@ -169,7 +167,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('ends a task with TIMEOUT, once, before the invocation running it ends', async () => {
     const never: Implementation = () => new Promise(() => {});
-    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -190,7 +188,7 @@ describe('the pipeline under at-least-once delivery', () => {
     const prolific: Implementation = async () => ({
       result: { files: Array.from({ length: 3000 }, (_, i) => ({ filename: `page-${String(i).padStart(5, '0')}-${'x'.repeat(60)}.png`, size: 1000, md5: 'd41d8cd98f00b204e9800998ecf8427e' })) },
     });
-    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -208,7 +206,7 @@ describe('the pipeline under at-least-once delivery', () => {
       if (calls === 1) throw new TaskFailure('DOWNLOAD_FAILED', 'connection reset', true);
       return importStaged(ctx);
     };
-    const task = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -221,7 +219,7 @@ describe('the pipeline under at-least-once delivery', () => {
     const broken: Implementation = async () => {
       throw new TaskFailure('DOWNLOAD_FAILED', 'HTTP 404', false);
     };
-    const other = await service.createTask(1, (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!, {
+    const other = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -231,7 +229,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('sweeps abandoned runs from the index of tasks under way: past their timeout they end, otherwise they start again', async () => {
-    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const spec = (await import('#lib/operations/index.js')).operationDefinition('import/raw')!;
     const make = (extra: Record<string, unknown> = {}) =>
       service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', ...extra }, []);
     const stuck = await make({ timeout: 60 });
@@ -256,7 +254,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('deletes expired jobs and tasks with their files where the backends have no TTL (local platform)', async () => {
-    const spec = (await import('#lib/operations/catalog.js')).operationSpec('import/raw')!;
+    const spec = (await import('#lib/operations/index.js')).operationDefinition('import/raw')!;
     const old = await service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
     const fresh = await service.createTask(1, spec, { operation: 'import/raw', file: 'y', filename: 'y.txt' }, []);
     await state.store.update({ pk: `task#${old.id}`, sk: 'task' }, { set: { expiresAt: 5 } });

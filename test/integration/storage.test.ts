@@ -11,13 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config.js';
 import { readAll } from '../support/streams.js';
 import { createLogger } from '#lib/log.js';
-import { exportUpload } from '#lib/operations/export-upload.js';
-import { exportUrl } from '#lib/operations/export-url.js';
-import { importStaged } from '#lib/operations/import-staged.js';
-import { exportAzureBlob, importAzureBlob } from '#lib/operations/azure-blob.js';
-import { exportGoogleCloudStorage, importGoogleCloudStorage } from '#lib/operations/google-cloud-storage.js';
-import { exportS3, importS3 } from '#lib/operations/s3.js';
-import { withStorageAliases } from '#lib/operations/storage-catalog.js';
+import { EXPORTS, IMPORTS } from '../support/operations.js';
 import type { Implementation } from '#lib/operations/types.js';
 import type { Queue, QueueName } from '#lib/queue/port.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
@@ -76,18 +70,7 @@ const serviceAccount = (() => {
   return { email: 'exporter@test-project.iam.gserviceaccount.com', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey };
 })();
 
-const implementations: Record<string, Implementation> = withStorageAliases({
-  'import/raw': importStaged,
-  'import/base64': importStaged,
-  'import/s3': importS3,
-  'import/azure/blob': importAzureBlob,
-  'import/google-cloud-storage': importGoogleCloudStorage,
-  'export/url': exportUrl,
-  'export/upload': exportUpload,
-  'export/s3': exportS3,
-  'export/azure/blob': exportAzureBlob,
-  'export/google-cloud-storage': exportGoogleCloudStorage,
-});
+const implementations: Record<string, Implementation> = { ...IMPORTS, ...EXPORTS };
 
 beforeAll(async () => {
   [state, files, userS3, azurite, receiver] = await Promise.all([startStateBackend(), startFilesBackend(), startUserS3(), startAzurite(), startReceiver()]);

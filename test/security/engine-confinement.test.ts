@@ -18,7 +18,6 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { confinement } from '#lib/engines/confine.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { runTool, withWorkDir } from '#lib/engines/tool.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
@@ -27,6 +26,7 @@ import { pdfText } from '../support/pdf-text.js';
 import { engine, requires, tool } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { newEngineRegistry } from '#lib/operations/engines.js';
 
 const SOFFICE = findExecutable('soffice');
 const FFMPEG = findExecutable('ffmpeg');
@@ -179,7 +179,7 @@ describe('a tool run through runTool (fully confined)', () => {
 describe('which engines are offered at which confinement', () => {
   const absent = { BWRAP_PATH: '/nonexistent/bwrap', UNSHARE_PATH: '/nonexistent/unshare' };
   const tools = { SOFFICE_PATH: SOFFICE ?? 'soffice', FFMPEG_PATH: FFMPEG ?? 'ffmpeg' };
-  const registry = (env: Record<string, string>) => new EngineRegistry(parseEngineConfig({ ...tools, ...env }));
+  const registry = (env: Record<string, string>) => newEngineRegistry(parseEngineConfig({ ...tools, ...env }));
 
   office.it('does not offer LibreOffice without full confinement, and says how to get it', () => {
     const r = registry(absent);
@@ -206,7 +206,7 @@ describe('which engines are offered at which confinement', () => {
   programs.it('makes every engine that runs a program unavailable when the confinement asked for cannot be had, naming the setting', () => {
     // FFmpeg, Ghostscript and qpdf as this machine has them: system tools, or the npm-shipped builds (the
     // WebAssembly ones run in a child process, confined like the rest).
-    const r = new EngineRegistry(parseEngineConfig({ ...absent, ENGINE_CONFINEMENT: 'bwrap' }));
+    const r = newEngineRegistry(parseEngineConfig({ ...absent, ENGINE_CONFINEMENT: 'bwrap' }));
     for (const engine of ['ffmpeg', 'ghostscript', 'qpdf']) {
       expect(r.isAvailable(engine), engine).toBe(false);
       expect(r.installation(engine).missing, engine).toMatch(/ENGINE_CONFINEMENT=bwrap/);

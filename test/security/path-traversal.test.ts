@@ -23,12 +23,9 @@ import { createS3Client, S3FileStore } from '#lib/files/s3.js';
 import { forwardS3Events, type S3EventForwarder } from '#lib/local/s3-events.js';
 import { startS3Front, type S3Front } from '#lib/local/s3-front.js';
 import { createLogger } from '#lib/log.js';
-import { archive } from '#lib/operations/archive.js';
-import { operationSpec } from '#lib/operations/catalog.js';
-import { exportUrl } from '#lib/operations/export-url.js';
-import { importStaged } from '#lib/operations/import-staged.js';
-import { importUrl } from '#lib/operations/import-url.js';
-import { exportS3, importS3 } from '#lib/operations/s3.js';
+import { archive, exportUrl, importStaged, importUrl } from '../support/operations.js';
+import { operationDefinition } from '#lib/operations/index.js';
+import { EXPORTS, IMPORTS } from '../support/operations.js';
 import { outputKey, TaskFailure, type Implementation } from '#lib/operations/types.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
 import { planJob } from '#lib/tasks/plan.js';
@@ -65,11 +62,11 @@ let baseline: Set<string>;
 const log = createLogger({}, { level: 'silent' });
 const config = parseConfig({ ...TEST_CONFIG_ENV, FILES_BUCKET: BUCKET, ALLOW_LOOPBACK_FETCH: 'true' });
 const implementations: Record<string, Implementation> = {
+  ...IMPORTS,
+  ...EXPORTS,
   'import/raw': importStaged,
   'import/base64': importStaged,
   'import/url': importUrl,
-  'import/s3': importS3,
-  'export/s3': exportS3,
   'export/url': exportUrl,
   archive,
 };
@@ -259,7 +256,7 @@ function postForm(url: string, fields: Record<string, string>, fileDisposition: 
 }
 
 async function uploadTask() {
-  const task = await service.createTask(1, operationSpec('import/upload')!, { operation: 'import/upload' }, []);
+  const task = await service.createTask(1, operationDefinition('import/upload')!, { operation: 'import/upload' }, []);
   // Forms are signed when a task is shown, as GET /v2/tasks/{id} does.
   const form = (await testLinks(new S3FileStore(s3, BUCKET)).for([task], 'http://localhost')).form(task)!;
   return { task, form };
@@ -383,7 +380,7 @@ describe('import/raw and import/base64', () => {
 
   it('stores a staged file only under its task, whatever reaches the service', async () => {
     // The service normalizes even what validation let through (a caller that skipped it).
-    const task = await service.createTask(1, operationSpec('import/raw')!, { operation: 'import/raw', file: 'raw content', filename: '../../../../../raw.txt' }, []);
+    const task = await service.createTask(1, operationDefinition('import/raw')!, { operation: 'import/raw', file: 'raw content', filename: '../../../../../raw.txt' }, []);
     await drain();
     const done = (await store.getTask(task.id))!;
     expect(done.status).toBe('finished');

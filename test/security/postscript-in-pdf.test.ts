@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { findExecutable } from '#lib/engines/probe.js';
-import { EngineRegistry, setEngineRegistry } from '#lib/engines/registry.js';
+import { setEngineRegistry, newEngineRegistry } from '#lib/operations/engines.js';
 import type * as Wasm from '#lib/engines/wasm.js';
 import { ApiError } from '#lib/errors.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
@@ -104,7 +104,7 @@ const SHIPPED = { GHOSTSCRIPT_PATH: `/nonexistent/gs-${marker}`, QPDF_PATH: `/no
 const shippedEngines: Requirement = {
   name: 'shipped Ghostscript and qpdf',
   missing: () =>
-    new EngineRegistry(parseEngineConfig(SHIPPED)).isAvailable('ghostscript')
+    newEngineRegistry(parseEngineConfig(SHIPPED)).isAvailable('ghostscript')
       ? undefined
       : 'the WebAssembly Ghostscript and qpdf packages are not installed; to add them: npm ci',
 };
@@ -148,7 +148,7 @@ afterAll(() => {
 describe.each(INSTALLATIONS)('$name', ({ needs, settings }) => {
   needs.beforeAll(async () => {
     const selected = settings();
-    setEngineRegistry(new EngineRegistry(parseEngineConfig(selected)));
+    setEngineRegistry(newEngineRegistry(parseEngineConfig(selected)));
     h = await startEngineHarness(selected);
   });
   afterAll(async () => {
@@ -246,7 +246,7 @@ describe('without qpdf (system or shipped)', () => {
   });
 
   it('the Ghostscript engine is not available, and discovery says why', () => {
-    const registry = new EngineRegistry(parseEngineConfig(settings));
+    const registry = newEngineRegistry(parseEngineConfig(settings));
     expect(registry.installation('ghostscript').versions).toEqual([]);
     expect(registry.isAvailable('ghostscript')).toBe(false);
     expect(registry.installation('ghostscript').missing).toMatch(/qpdf/);
@@ -255,12 +255,12 @@ describe('without qpdf (system or shipped)', () => {
     // Images keep their engines.
     expect(registry.check('thumbnail', { inputFormat: 'jpg', outputFormat: 'png' })).toEqual([]);
     // With the stand-in and a qpdf, it would be offered: the refusal is qpdf's absence alone.
-    const withQpdf = new EngineRegistry(parseEngineConfig({ GHOSTSCRIPT_PATH: standIn, SHIPPED_ENGINES: 'true' }));
+    const withQpdf = newEngineRegistry(parseEngineConfig({ GHOSTSCRIPT_PATH: standIn, SHIPPED_ENGINES: 'true' }));
     expect(withQpdf.isAvailable('ghostscript')).toBe(true);
   });
 
   it('a job asking for a PDF thumbnail is refused at creation', async () => {
-    setEngineRegistry(new EngineRegistry(parseEngineConfig(settings)));
+    setEngineRegistry(newEngineRegistry(parseEngineConfig(settings)));
     const harness = await startEngineHarness(settings);
     try {
       await expect(

@@ -19,8 +19,9 @@ import path from 'node:path';
 import { beforeAll, beforeEach, describe, inject, it, type TestContext } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { findExecutable } from '#lib/engines/probe.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
+import type { EngineRegistry } from '#lib/engines/registry.js';
 import { engineAdvice, SYSTEM_TOOLS, type SystemToolName } from '#lib/local/engine-setup.js';
+import { newEngineRegistry } from '#lib/operations/engines.js';
 
 /** `REQUIRE_ALL_TOOLS=1`: a missing tool fails its tests instead of skipping them. Read once. */
 export const REQUIRE_ALL_TOOLS = process.env.REQUIRE_ALL_TOOLS === '1';
@@ -48,7 +49,7 @@ export function engine(name: string): Requirement {
   return {
     name: `engine ${name}`,
     missing() {
-      registry ??= new EngineRegistry(parseEngineConfig(process.env));
+      registry ??= newEngineRegistry(parseEngineConfig(process.env));
       const installation = registry.installation(name);
       if (installation.versions.length > 0) return undefined;
       return `engine ${name} unavailable (${installation.missing ?? 'not installed'}); to add it: ${engineAdvice(name)}`;

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
-import { BUNDLED_VERSIONS, DEFAULT_ENGINE_ORDER, ENGINES, type EngineDescriptor } from '#lib/engines/catalog.js';
+import { BUNDLED_VERSIONS, ENGINES, type EngineDescriptor } from '#lib/engines/catalog.js';
 import { ENGINE_FAMILY_OF, FAMILY_QUEUES, PACKAGED } from '#lib/engines/families.js';
 import { EngineRegistry } from '#lib/engines/registry.js';
-import { ALL_FAMILIES } from '#lib/operations/processing.js';
+import { runs as chromiumRuns } from '#functions/tasks/process-chromium-step.js';
+import { runs as imageRuns } from '#functions/tasks/process-image-step.js';
+import { runs as mediaRuns } from '#functions/tasks/process-media-step.js';
+import { runs as officeRuns } from '#functions/tasks/process-office-step.js';
+import { runs as pdfRuns } from '#functions/tasks/process-pdf-step.js';
+import type { FamilyRun } from '#lib/operations/define.js';
+import { engineOffers } from '#lib/operations/engines.js';
+
+const FAMILY_RUNS = [...imageRuns, ...mediaRuns, ...pdfRuns, ...chromiumRuns, ...officeRuns] as unknown as FamilyRun[];
+const familyOfEngine = (engine: string) => (ENGINE_FAMILY_OF as Record<string, string>)[engine];
 import type { TaskRecord } from '#lib/tasks/model.js';
 import { processQueueOf } from '#lib/tasks/routing.js';
 
@@ -21,25 +30,18 @@ const input = (...filenames: string[]) => [{ result: { files: filenames.map((fil
 
 describe('engine families', () => {
   it('put every engine of the catalog in one family whose process function has a handler for each of its operations', () => {
-    for (const engine of ENGINES) {
-      const family = ENGINE_FAMILY_OF[engine.name];
-      expect(family, `${engine.name} has no family (lib/engines/families.ts)`).toBeDefined();
-      const handlers = ALL_FAMILIES.find((f) => f.family === family)!;
-      for (const cap of engine.capabilities) {
-        const has = Boolean(handlers.engines[cap.operation]?.[engine.name] ?? handlers.implementations?.[cap.operation]);
-        expect(has, `${cap.operation} on ${engine.name} in the ${family} family`).toBe(true);
-      }
+    for (const engine of ENGINES) expect(familyOfEngine(engine.name), `${engine.name} has no family (lib/engines/families.ts)`).toBeDefined();
+    for (const cap of engineOffers().capabilities) {
+      const family = familyOfEngine(cap.engine);
+      const run = FAMILY_RUNS.find((r) => r.family === family && r.definition.name === cap.operation);
+      expect(Boolean(run?.handlers[cap.engine] ?? run?.whole), `${cap.operation} on ${cap.engine} in the ${family} family`).toBe(true);
     }
     // A handler in a family that does not own its engine would never be reached.
-    for (const family of ALL_FAMILIES) {
-      for (const engines of Object.values(family.engines)) {
-        for (const engine of Object.keys(engines)) expect(ENGINE_FAMILY_OF[engine], engine).toBe(family.family);
-      }
-    }
+    for (const run of FAMILY_RUNS) for (const engine of Object.keys(run.handlers)) expect(familyOfEngine(engine), engine).toBe(run.family);
   });
 
   it('in the deployed stack, answers from the list of engine functions without probing, and names how to add the office function', () => {
-    const http = new EngineRegistry(parseEngineConfig({ ENGINE_FUNCTIONS: 'image,media,pdf,chromium' }), unprobed, DEFAULT_ENGINE_ORDER);
+    const http = new EngineRegistry(parseEngineConfig({ ENGINE_FUNCTIONS: 'image,media,pdf,chromium' }), engineOffers(), unprobed);
     expect(http.versions('sharp').map((v) => v.version)).toEqual([BUNDLED_VERSIONS.sharp]);
     expect(http.versions('chrome').map((v) => v.version)).toEqual([BUNDLED_VERSIONS.chromium]);
     expect(http.installation('libreoffice').missing).toMatch(/OFFICE_IMAGE=1/);
@@ -50,14 +52,14 @@ describe('engine families', () => {
     ]);
     expect(http.check('convert', { inputFormat: 'jpg', outputFormat: 'webp' })).toEqual([]);
 
-    const withOffice = new EngineRegistry(parseEngineConfig({ ENGINE_FUNCTIONS: 'image,media,pdf,chromium,office' }), unprobed, DEFAULT_ENGINE_ORDER);
+    const withOffice = new EngineRegistry(parseEngineConfig({ ENGINE_FUNCTIONS: 'image,media,pdf,chromium,office' }), engineOffers(), unprobed);
     expect(withOffice.select('convert', { inputFormat: 'docx', outputFormat: 'pdf' })).toMatchObject({ engine: 'libreoffice', version: PACKAGED.libreoffice!.versions[0]!.version });
   });
 
   it('lets an engine function probe its own engines and take the others from the list', () => {
     const probed: string[] = [];
     const descriptors = ENGINES.map((d) => ({ ...d, detect: () => (probed.push(d.name), { versions: [{ version: '9.9' }] }) }));
-    const pdf = new EngineRegistry(parseEngineConfig({ ENGINE_FUNCTIONS: 'image,pdf', ENGINE_FAMILY: 'pdf' }), descriptors, DEFAULT_ENGINE_ORDER);
+    const pdf = new EngineRegistry(parseEngineConfig({ ENGINE_FUNCTIONS: 'image,pdf', ENGINE_FAMILY: 'pdf' }), engineOffers(), descriptors);
     expect(pdf.versions('qpdf').map((v) => v.version)).toEqual(['9.9']);
     expect(pdf.versions('sharp').map((v) => v.version)).toEqual([BUNDLED_VERSIONS.sharp]);
     expect(pdf.isAvailable('ffmpeg')).toBe(false);
@@ -65,13 +67,13 @@ describe('engine families', () => {
   });
 
   it('probes every engine locally, where no engine functions are listed', () => {
-    const local = new EngineRegistry(parseEngineConfig({}), everywhere, DEFAULT_ENGINE_ORDER);
+    const local = new EngineRegistry(parseEngineConfig({}), engineOffers(), everywhere);
     expect(local.versions('ffmpeg').map((v) => v.version)).toEqual(['1.0']);
   });
 });
 
 describe('routing a process task to its engine family', () => {
-  const registry = new EngineRegistry(parseEngineConfig({}), everywhere, DEFAULT_ENGINE_ORDER);
+  const registry = new EngineRegistry(parseEngineConfig({}), engineOffers(), everywhere);
   const route = (operation: string, payload: Record<string, unknown>, inputs: TaskRecord[] = []) => processQueueOf(registry, { operation, payload }, inputs);
 
   it('sends each task to the queue of the family whose engine the registry selects for its inputs', () => {

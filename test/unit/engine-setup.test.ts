@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import type { EngineDescriptor } from '#lib/engines/catalog.js';
 import { EngineRegistry } from '#lib/engines/registry.js';
+
+/** Every engine below converts docx to pdf: the banner is about engines, not what they do. */
+const offers = (names: string[]) => ({ capabilities: names.map((engine) => ({ engine, operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] })), order: {} });
 import { confinement } from '#lib/engines/confine.js';
 import { confinementBannerLine, engineAdvice, engineBannerLines } from '#lib/local/engine-setup.js';
 import { engine, requires } from '../support/requires.js';
@@ -10,13 +13,12 @@ import { skipSummary } from '../support/tool-skips.js';
 const descriptor = (name: string, detect: EngineDescriptor['detect']): EngineDescriptor => ({
   name,
   description: name,
-  capabilities: [{ operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] }],
   detect,
 });
 
 describe('npm start’s engine lines', () => {
   it('list the engines found with their versions, then each missing one with why and how to add it', () => {
-    const registry = new EngineRegistry(parseEngineConfig({}), [
+    const registry = new EngineRegistry(parseEngineConfig({}), offers(['sharp', 'ffmpeg', 'libreoffice']), [
       descriptor('sharp', () => ({ versions: [{ version: '0.35.5' }] })),
       descriptor('ffmpeg', () => ({ versions: [{ version: '7.1', variant: 'system' }, { version: '6.0', variant: 'bundled' }] })),
       descriptor('libreoffice', () => ({ versions: [], missing: 'soffice was not found; install it or set SOFFICE_PATH' })),

@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseEngineConfig } from '#lib/config.js';
-import { BUNDLED_VERSIONS, DEFAULT_ENGINE_ORDER, ENGINES, type EngineDescriptor } from '#lib/engines/catalog.js';
-import { compareVersions, EngineChoiceError, EngineRegistry, versionMatches } from '#lib/engines/registry.js';
-import { operationSpec, OPERATIONS } from '#lib/operations/catalog.js';
-import { PROCESSING_IMPLEMENTATIONS } from '#lib/operations/processing.js';
+import { BUNDLED_VERSIONS, type EngineDescriptor } from '#lib/engines/catalog.js';
+import { compareVersions, EngineChoiceError, EngineRegistry, versionMatches, type Capability } from '#lib/engines/registry.js';
+import { engineOffers, newEngineRegistry } from '#lib/operations/engines.js';
+import { operationDefinition, OPERATIONS } from '#lib/operations/index.js';
+import { PROCESSING_IMPLEMENTATIONS } from '../support/operations.js';
 
 const settings = (env: Record<string, string> = {}) => parseEngineConfig(env);
 
 /** Two engines for one operation; `fast` has two versions, the default decided by a setting. */
-const fake: EngineDescriptor[] = [
+const fake: Array<EngineDescriptor & { capabilities: Capability[] }> = [
   {
     name: 'fast',
     description: 'fast',
@@ -34,32 +35,33 @@ const fake: EngineDescriptor[] = [
   },
 ];
 const order = { convert: ['fast', 'careful', 'absent'], optimize: ['fast'] };
+const fakeOffers = { capabilities: fake.flatMap((d) => d.capabilities.map((c) => ({ ...c, engine: d.name }))), order };
 
 describe('the engine registry', () => {
   it('picks the first available engine in order that serves the format pair', () => {
-    const r = new EngineRegistry(settings(), fake, order);
+    const r = new EngineRegistry(settings(), fakeOffers, fake);
     expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' })).toMatchObject({ engine: 'fast', version: '1.4.0' });
     expect(r.select('convert', { inputFormat: 'pdf', outputFormat: 'png' })).toMatchObject({ engine: 'careful', version: '10.00.0' });
     expect(r.select('convert', { inputFormat: 'JPEG', outputFormat: 'PNG' }).engine).toBe('fast');
   });
 
   it('takes the order per operation from ENGINE_ORDER, unlisted engines after', () => {
-    const r = new EngineRegistry(settings({ ENGINE_ORDER: 'convert=careful' }), fake, order);
+    const r = new EngineRegistry(settings({ ENGINE_ORDER: 'convert=careful' }), fakeOffers, fake);
     expect(r.order('convert')).toEqual(['careful', 'fast', 'absent']);
     expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' }).engine).toBe('careful');
   });
 
   it('refuses settings that name unknown engines or operations, naming the setting', () => {
-    expect(() => new EngineRegistry(settings({ ENGINE_ORDER: 'convert=magick' }), fake, order)).toThrow(
+    expect(() => new EngineRegistry(settings({ ENGINE_ORDER: 'convert=magick' }), fakeOffers, fake)).toThrow(
       new ConfigError('ENGINE_ORDER: convert has no engine magick; its engines are fast, careful, absent'),
     );
-    expect(() => new EngineRegistry(settings({ ENGINE_ORDER: 'fly=fast' }), fake, order)).toThrow(/ENGINE_ORDER names fly/);
-    expect(() => new EngineRegistry(settings({ ENGINES_DISABLED: 'nope' }), fake, order)).toThrow(/ENGINES_DISABLED names nope; the engines are fast, careful, absent/);
+    expect(() => new EngineRegistry(settings({ ENGINE_ORDER: 'fly=fast' }), fakeOffers, fake)).toThrow(/ENGINE_ORDER names fly/);
+    expect(() => new EngineRegistry(settings({ ENGINES_DISABLED: 'nope' }), fakeOffers, fake)).toThrow(/ENGINES_DISABLED names nope; the engines are fast, careful, absent/);
     expect(() => parseEngineConfig({ ENGINE_ORDER: 'convert:fast' })).toThrow(/ENGINE_ORDER: "convert:fast" is not operation=engine,engine/);
   });
 
   it('treats a missing tool as "not available", never as a failure', () => {
-    const r = new EngineRegistry(settings(), fake, order);
+    const r = new EngineRegistry(settings(), fakeOffers, fake);
     expect(r.isAvailable('absent')).toBe(false);
     expect(r.installation('absent').missing).toContain('ABSENT_PATH');
     expect(r.check('convert', { inputFormat: 'docx' })).toEqual([
@@ -72,7 +74,7 @@ describe('the engine registry', () => {
   });
 
   it('hides disabled engines', () => {
-    const r = new EngineRegistry(settings({ ENGINES_DISABLED: 'fast' }), fake, order);
+    const r = new EngineRegistry(settings({ ENGINES_DISABLED: 'fast' }), fakeOffers, fake);
     expect(r.installation('fast').missing).toBe('disabled by ENGINES_DISABLED');
     expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' }).engine).toBe('careful');
     expect(r.check('optimize', { inputFormat: 'png' })).toEqual([
@@ -81,7 +83,7 @@ describe('the engine registry', () => {
   });
 
   it('names the choices for unknown engines, unserved pairs and versions', () => {
-    const r = new EngineRegistry(settings(), fake, order);
+    const r = new EngineRegistry(settings(), fakeOffers, fake);
     const problem = (request: Parameters<EngineRegistry['check']>[1]) => r.check('convert', request)[0];
     expect(problem({ engine: 'magick' })).toEqual({ field: 'engine', message: 'There is no engine magick for convert; choose one of: fast, careful.' });
     expect(problem({ inputFormat: 'pdf', engine: 'fast' })).toEqual({
@@ -102,8 +104,8 @@ describe('the engine registry', () => {
   });
 
   it('keeps a pinned version in use when the default version changes', () => {
-    const before = new EngineRegistry(settings(), fake, order);
-    const after = new EngineRegistry(settings({ CHROMIUM_PATH: '/opt/newer' }), fake, order);
+    const before = new EngineRegistry(settings(), fakeOffers, fake);
+    const after = new EngineRegistry(settings({ CHROMIUM_PATH: '/opt/newer' }), fakeOffers, fake);
     const request = { inputFormat: 'png', outputFormat: 'webp' };
     expect(before.select('convert', request).version).toBe('1.4.0');
     expect(after.select('convert', request).version).toBe('2.0.1');
@@ -116,7 +118,7 @@ describe('the engine registry', () => {
   });
 
   it('marks the default engine of each format pair for discovery', () => {
-    const rows = new EngineRegistry(settings(), fake, order).rows().filter((row) => row.operation === 'convert' && row.inputFormat === 'jpg' && row.outputFormat === 'png');
+    const rows = new EngineRegistry(settings(), fakeOffers, fake).rows().filter((row) => row.operation === 'convert' && row.inputFormat === 'jpg' && row.outputFormat === 'png');
     expect(rows.map((row) => [row.engine, row.isDefault])).toEqual([
       ['fast', true],
       ['careful', false],
@@ -159,27 +161,26 @@ describe('the real engine catalog', () => {
   });
 
   it('lists only options that the operation schemas define', () => {
-    for (const engine of ENGINES) {
-      for (const cap of engine.capabilities) {
-        const spec = operationSpec(cap.operation);
-        expect(spec, `${engine.name}: ${cap.operation}`).toBeDefined();
-        const shape = spec!.schema.shape as Record<string, unknown>;
-        for (const option of cap.options) expect(shape[option], `${engine.name} ${cap.operation} ${option}`).toBeDefined();
-      }
+    for (const cap of engineOffers().capabilities) {
+      const spec = operationDefinition(cap.operation);
+      expect(spec, `${cap.engine}: ${cap.operation}`).toBeDefined();
+      const shape = spec!.schema.shape as Record<string, unknown>;
+      for (const option of cap.options) expect(shape[option], `${cap.engine} ${cap.operation} ${option}`).toBeDefined();
     }
   });
 
   it('has an engine order and an implementation for every processing operation', () => {
-    const withEngines = new Set(ENGINES.flatMap((e) => e.capabilities.map((c) => c.operation)));
+    const offers = engineOffers();
+    const withEngines = new Set(offers.capabilities.map((c) => c.operation));
     for (const op of OPERATIONS.filter((o) => o.step === 'process')) {
       expect(withEngines.has(op.name), op.name).toBe(true);
-      expect(DEFAULT_ENGINE_ORDER[op.name], op.name).toBeDefined();
-      if (op.name !== 'archive') expect(PROCESSING_IMPLEMENTATIONS[op.name], op.name).toBeTypeOf('function');
+      expect(offers.order[op.name], op.name).toBeDefined();
+      expect(PROCESSING_IMPLEMENTATIONS[op.name], op.name).toBeTypeOf('function');
     }
   });
 
   it('makes an engine whose tool is missing unavailable', () => {
-    const r = new EngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice' }));
+    const r = newEngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice' }));
     expect(r.isAvailable('libreoffice')).toBe(false);
     expect(r.installation('libreoffice').missing).toBe('no-such-soffice was not found; install it or set SOFFICE_PATH');
     expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf' })[0]?.field).toBe('input_format');
@@ -190,7 +191,7 @@ describe('the real engine catalog', () => {
   });
 
   it('falls back to the engines shipped in npm packages when the system tools are missing', () => {
-    const r = new EngineRegistry(
+    const r = newEngineRegistry(
       settings({ GHOSTSCRIPT_PATH: '/nonexistent/gs', QPDF_PATH: '/nonexistent/qpdf', FFMPEG_PATH: '/nonexistent/ffmpeg', FFPROBE_PATH: '/nonexistent/ffprobe', PERL_PATH: '/nonexistent/perl' }),
     );
     expect(r.installation('ghostscript').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' })]);
@@ -204,7 +205,7 @@ describe('the real engine catalog', () => {
 
   it('prefers exiftool on perl, then ExifTool in WebAssembly, then the native metadata engine', () => {
     // perl found (this file itself stands in for it): the Perl ExifTool first, the WebAssembly one pinnable.
-    const withPerl = new EngineRegistry(settings({ PERL_PATH: process.execPath, ENGINE_CONFINEMENT: 'none' }));
+    const withPerl = newEngineRegistry(settings({ PERL_PATH: process.execPath, ENGINE_CONFINEMENT: 'none' }));
     expect(withPerl.installation('exiftool').versions).toEqual([
       expect.objectContaining({ version: BUNDLED_VERSIONS.exiftool, variant: 'perl' }),
       expect.objectContaining({ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }),
@@ -212,16 +213,16 @@ describe('the real engine catalog', () => {
     expect(withPerl.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftool });
     expect(withPerl.select('metadata', { inputFormat: 'pdf', engineVersion: BUNDLED_VERSIONS.exiftoolWasm }).installed).toMatchObject({ variant: 'wasm' });
     // No perl: WebAssembly.
-    const noPerl = new EngineRegistry(settings({ PERL_PATH: '/nonexistent/perl' }));
+    const noPerl = newEngineRegistry(settings({ PERL_PATH: '/nonexistent/perl' }));
     expect(noPerl.select('metadata/write', { inputFormat: 'pdf' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftoolWasm });
     // No perl and no shipped engines: the native one, and discovery says why exiftool is missing.
-    const nothing = new EngineRegistry(settings({ PERL_PATH: '/nonexistent/perl', SHIPPED_ENGINES: 'false' }));
+    const nothing = newEngineRegistry(settings({ PERL_PATH: '/nonexistent/perl', SHIPPED_ENGINES: 'false' }));
     expect(nothing.isAvailable('exiftool')).toBe(false);
     expect(nothing.installation('exiftool').missing).toBe('exiftool needs perl; /nonexistent/perl was not found (set PERL_PATH)');
     expect(nothing.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
     expect(nothing.select('metadata', { inputFormat: 'pdf' })).toMatchObject({ engine: 'native' });
     // An operator can still put the native engine first.
-    const nativeFirst = new EngineRegistry(settings({ PERL_PATH: '/nonexistent/perl', ENGINE_ORDER: 'metadata=native,exiftool' }));
+    const nativeFirst = newEngineRegistry(settings({ PERL_PATH: '/nonexistent/perl', ENGINE_ORDER: 'metadata=native,exiftool' }));
     expect(nativeFirst.select('metadata', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
   });
 });

@@ -149,29 +149,20 @@ describe('pages, timestamps, formats, fonts', () => {
 
 describe('discovery', () => {
   const engines: EngineDescriptor[] = [
-    {
-      name: 'sharp',
-      description: '',
-      capabilities: [{ operation: 'convert', inputs: ['jpg'], outputs: ['png', 'webp'], options: ['width', 'fit', 'quality'] }],
-      detect: () => ({ versions: [{ version: '0.35.5' }] }),
-    },
-    {
-      name: 'ghostscript',
-      description: '',
-      capabilities: [
-        { operation: 'convert', inputs: ['jpg', 'pdf'], outputs: ['png'], options: ['pages', 'density'] },
-        { operation: 'optimize', inputs: ['pdf'], outputs: 'same', options: ['profile'] },
-      ],
-      detect: () => ({ versions: [{ version: '10.00.0' }] }),
-    },
-    {
-      name: 'libreoffice',
-      description: '',
-      capabilities: [{ operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] }],
-      detect: () => ({ versions: [] }),
-    },
+    { name: 'sharp', description: '', detect: () => ({ versions: [{ version: '0.35.5' }] }) },
+    { name: 'ghostscript', description: '', detect: () => ({ versions: [{ version: '10.00.0' }] }) },
+    { name: 'libreoffice', description: '', detect: () => ({ versions: [] }) },
   ];
-  const registry = new EngineRegistry(parseEngineConfig({}), engines, { convert: ['sharp', 'ghostscript', 'libreoffice'], optimize: ['ghostscript'] });
+  const offers = {
+    capabilities: [
+      { engine: 'sharp', operation: 'convert', inputs: ['jpg'], outputs: ['png', 'webp'], options: ['width', 'fit', 'quality'] },
+      { engine: 'ghostscript', operation: 'convert', inputs: ['jpg', 'pdf'], outputs: ['png'], options: ['pages', 'density'] },
+      { engine: 'ghostscript', operation: 'optimize', inputs: ['pdf'], outputs: 'same' as const, options: ['profile'] },
+      { engine: 'libreoffice', operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] },
+    ],
+    order: { convert: ['sharp', 'ghostscript', 'libreoffice'], optimize: ['ghostscript'] },
+  };
+  const registry = new EngineRegistry(parseEngineConfig({}), offers, engines);
 
   it('lists what is installed, default engines only unless alternatives are asked for', () => {
     const rows = discover({ 'filter[operation]': 'convert' }, { registry });

@@ -1,0 +1,25 @@
+/**
+ * `export/url`: temporary download URLs. Each input file is copied (server-side) under the export
+ * task's own prefix, so deleting the export task deletes the copies and its URLs stop serving;
+ * `archive_multiple_files` puts several files into one ZIP first. The result lists the files only:
+ * their URLs are the service's own, signed each time the task is shown (lib/tasks/links.ts) and
+ * answered by the download function (functions/files/download.ts) with a short storage redirect.
+ */
+import { implement } from '../../define.js';
+import { exportUrl } from './operation.js';
+import { writeArchive } from '../../archive/stream.js';
+import { outputKey } from '../../types.js';
+
+export default implement(exportUrl, async (ctx) => {
+  if (ctx.payload.archive_multiple_files && ctx.inputs.length > 1) {
+    const file = await writeArchive(ctx, 'zip', 'archive.zip', ctx.inputs);
+    return { result: { files: [file] }, credits: 0 };
+  }
+
+  const files = [];
+  for (const input of ctx.inputs) {
+    const copied = await ctx.files.copy(input.key, outputKey(ctx.task.id, input.filename, input.dir));
+    files.push({ filename: input.filename, ...(input.dir ? { dir: input.dir } : {}), size: copied.size });
+  }
+  return { result: { files }, credits: 0 };
+});

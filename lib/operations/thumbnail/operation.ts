@@ -1,0 +1,38 @@
+/** `thumbnail`: png, jpg or webp of an image, a PDF's first page or video frames at `timestamp`. */
+import * as z from 'zod';
+import { IMAGE_INPUT_FORMATS, normalizeFormat, THUMBNAIL_FORMATS, VIDEO_FORMATS } from '../../engines/formats.js';
+import { defineOperation } from '../define.js';
+import { common, dimension, filename, fit, format, opt, THUMBNAIL_OPTIONS } from '../fields.js';
+
+const name = 'thumbnail';
+
+export const thumbnail = defineOperation({
+  name,
+  step: 'process',
+  inputs: 'required',
+  schema: z.looseObject({
+      ...common,
+      input_format: format.optional(),
+      output_format: z.enum(['png', 'jpg', 'jpeg', 'webp']),
+      filename: filename.optional(),
+      width: opt(dimension, null, 'px'),
+      height: opt(dimension, null, 'px'),
+      fit: opt(fit, 'max'),
+      count: opt(z.number().int().min(1).max(100), 1, 'video: how many thumbnails'),
+      timestamp: opt(
+        z.union([z.number().min(0), z.string().regex(/^(?:\d+(?:\.\d+)?%|(?:\d+:){0,2}\d+(?:\.\d+)?)$/, 'must be seconds, hh:mm:ss or a percentage such as 10%')]),
+        '00:00:00',
+        'video: position of the (first) thumbnail',
+      ),
+    }),
+  engines: {
+    mode: 'each',
+    outputFormat: (p) => normalizeFormat(p.output_format),
+    order: ['sharp', 'ghostscript', 'ffmpeg'],
+    capabilities: {
+      sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS }],
+      ghostscript: [{ inputs: ['pdf'], outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS }],
+      ffmpeg: [{ inputs: VIDEO_FORMATS, outputs: THUMBNAIL_FORMATS, options: [...THUMBNAIL_OPTIONS, 'count', 'timestamp'], credits: 1 }],
+    },
+  },
+});
