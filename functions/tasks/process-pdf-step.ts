@@ -2,12 +2,13 @@
 import convert from '#lib/operations/convert/pdf.js';
 import thumbnail from '#lib/operations/thumbnail/pdf.js';
 import optimize from '#lib/operations/optimize/pdf.js';
+import rotatePages from '#lib/operations/pdf/rotate-pages/pdf.js';
 import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, thumbnail, optimize] as const;
+export const runs = [convert, thumbnail, optimize, rotatePages] as const;
 export const implementations = familyTable('pdf', runs);
 export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.pdf);
 

@@ -23,6 +23,7 @@ import { merge } from './merge/operation.js';
 import { metadata } from './metadata/operation.js';
 import { metadataWrite } from './metadata/write/operation.js';
 import { optimize } from './optimize/operation.js';
+import { rotatePages } from './pdf/rotate-pages/operation.js';
 import { thumbnail } from './thumbnail/operation.js';
 import { watermark } from './watermark/operation.js';
 
@@ -43,6 +44,7 @@ export const OPERATIONS = [
   metadataWrite,
   merge,
   archive,
+  rotatePages,
   exportUrl,
   exportUpload,
   exportS3,
