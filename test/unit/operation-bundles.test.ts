@@ -1,0 +1,44 @@
+/**
+ * The functions that create tasks and answer discovery load every operation's definition, and no
+ * engine: bundled as serverless packages them, their inputs hold no engine module and import no engine
+ * package (sharp, Chromium, FFmpeg, Ghostscript, qpdf, ExifTool). An operation that imported its engine
+ * from its definition would fail here.
+ */
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exiftool-vendored', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', '@uswriting/exiftool'];
+/** Engine modules: everything under lib/engines but what definitions may read (formats, registry, catalog, detection). */
+const ENGINE_CODE = /lib\/engines\/(?!(?:formats|registry|catalog|families|probe|shipped|confine|config|call|errors|metadata-tags|policy)\.ts$)/;
+
+async function inputsOf(entry: string): Promise<{ files: string[]; externals: string[] }> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    logLevel: 'silent',
+    external: ENGINE_PACKAGES,
+  });
+  const files = Object.keys(result.metafile.inputs);
+  const externals = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
+  return { files, externals };
+}
+
+describe('functions that validate and describe operations', () => {
+  it.each(['functions/jobs/create.ts', 'functions/tasks/create.ts', 'functions/operations/list.ts'])('%s bundles no engine', async (entry) => {
+    const { files, externals } = await inputsOf(entry);
+    expect(files.some((f) => f.endsWith('lib/operations/pdf/rotate-pages/operation.ts')), 'every definition is in').toBe(true);
+    expect(files.filter((f) => ENGINE_CODE.test(f))).toEqual([]);
+    expect(externals.filter((e) => ENGINE_PACKAGES.includes(e))).toEqual([]);
+  }, 60_000);
+
+  it('while a process function bundles its engines (the check can fail)', async () => {
+    const { files, externals } = await inputsOf('functions/tasks/process-pdf-step.ts');
+    expect(files.some((f) => f.endsWith('lib/engines/qpdf.ts'))).toBe(true);
+    expect(externals).toContain('@neslinesli93/qpdf-wasm');
+  }, 60_000);
+});
