@@ -212,6 +212,13 @@ const schema = z.object({
    * yourself (e.g. from a secret store); changing it invalidates every export URL handed out.
    */
   URL_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional().or(z.literal('').transform(() => undefined)),
+  /**
+   * How many times a step queue delivers a task's message before its dead-letter queue takes it: the
+   * queues' `maxReceiveCount`, which serverless.yml passes from the queue definition (the local platform
+   * reads the same definition). On the last run a passing failure ends the task with its message
+   * instead of being retried into the dead-letter queue (`finalAttempt` of an operation's context).
+   */
+  STEP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
   /** How long a step consumer's claim on a task lasts without renewal (renewed every third of it). */
   STEP_LEASE_SECONDS: z.coerce.number().int().min(3).max(900).default(30),
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */

@@ -13,12 +13,6 @@ import { redactText, secretValues } from '../redact.js';
 import { safeDir, safeFilename } from '../files/names.js';
 import { TaskFailure, type OperationContext, type OperationOutcome } from './types.js';
 
-/**
- * Runs of a task before the queue gives up on it (`maxReceiveCount` of the import and export queues
- * in serverless.yml): on the last one a transient storage error ends the task with the service's
- * message instead of being retried into the dead-letter queue.
- */
-export const STEP_MAX_ATTEMPTS = 3;
 
 const PLACEHOLDER = /%(%|0?\d*[di])/g;
 
@@ -74,7 +68,8 @@ export function importEntry(objectName: string, prefix?: string): { filename: st
 export function storageFailure(ctx: OperationContext, storage: Pick<UserStorage, 'service' | 'describe'>, err: unknown, code: string): TaskFailure {
   if (err instanceof TaskFailure) return err;
   const info = storage.describe(err);
-  const final = (ctx.task.attempt ?? 1) >= STEP_MAX_ATTEMPTS;
+  // On the queue's last run a transient storage error ends the task with the service's message.
+  const final = ctx.finalAttempt;
   const detail = [info.code, info.status !== undefined ? `HTTP ${info.status}` : undefined].filter(Boolean).join(', ');
   const message = redactText(`${storage.service}${detail ? ` (${detail})` : ''}: ${info.message}`, secretValues(ctx.payload));
   return new TaskFailure(code, message, info.transient && !final);

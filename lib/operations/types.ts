@@ -26,6 +26,8 @@ export interface OperationContext<P = Record<string, unknown>> {
   log: Logger;
   /** Aborted when the task is cancelled or times out. */
   signal: AbortSignal;
+  /** This run is the last its queue makes (`STEP_MAX_ATTEMPTS`): a passing failure now ends the task. */
+  finalAttempt: boolean;
   open(file: InputFile): Promise<Readable>;
   /** Stores an output file of this task, streaming, and returns its `result.files` entry. */
   save(filename: string, body: Readable | Buffer | string, opts?: { contentType?: string; dir?: string; size?: number }): Promise<FileEntry>;

@@ -153,6 +153,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       config: deps.config,
       log,
       signal: controller.signal,
+      finalAttempt: attempt >= deps.config.STEP_MAX_ATTEMPTS,
       open: async (file) => (await deps.files.get(file.key)).body,
       async save(filename, body, opts = {}) {
         // Names and folders may come from input: made safe here, once, for every operation.

@@ -5,7 +5,7 @@ import { ApiError } from '@google-cloud/storage';
 import { describe, expect, it } from 'vitest';
 import { operationDefinition } from '#lib/operations/index.js';
 import { EXPORTS } from '../support/operations.js';
-import { exportNames, formatName, hasPlaceholder, importEntry, STEP_MAX_ATTEMPTS, storageFailure } from '#lib/operations/storage-transfer.js';
+import { exportNames, formatName, hasPlaceholder, importEntry, storageFailure } from '#lib/operations/storage-transfer.js';
 import { TaskFailure, type OperationContext } from '#lib/operations/types.js';
 import { describeAzureError, containerUrl } from '#lib/storage/azure-blob.js';
 import { describeGcsError } from '#lib/storage/gcs.js';
@@ -150,7 +150,7 @@ describe('secrets of storage payloads', () => {
 
 describe('storage errors', () => {
   const ctx = (attempt: number, extra: Record<string, unknown> = {}) =>
-    ({ task: { attempt }, payload: { secret_access_key: 'sup3r-secret-value', ...extra } }) as unknown as OperationContext;
+    ({ task: { attempt }, finalAttempt: attempt >= 5, payload: { secret_access_key: 'sup3r-secret-value', ...extra } }) as unknown as OperationContext;
   const s3 = { service: 'S3', describe: describeS3Error };
 
   it('reads the service code, status and message of each SDK', () => {
@@ -174,6 +174,6 @@ describe('storage errors', () => {
     expect(failure).toMatchObject({ code: 'UPLOAD_FAILED', retryable: false, message: 'S3 (InvalidArgument, HTTP 400): Bad key [hidden] given' });
     const busy = new S3ServiceException({ name: 'SlowDown', $fault: 'server', $metadata: { httpStatusCode: 503 }, message: 'Reduce your request rate.' });
     expect(storageFailure(ctx(1), s3, busy, 'UPLOAD_FAILED').retryable).toBe(true);
-    expect(storageFailure(ctx(STEP_MAX_ATTEMPTS), s3, busy, 'UPLOAD_FAILED').retryable).toBe(false);
+    expect(storageFailure(ctx(5), s3, busy, 'UPLOAD_FAILED').retryable).toBe(false);
   });
 });

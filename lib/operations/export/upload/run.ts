@@ -11,7 +11,6 @@ import { contentTypeOf } from '../../../storage/mime.js';
 import { transientStatus } from '../../../storage/port.js';
 import type { FileEntry } from '../../../tasks/model.js';
 import { redactText, secretValues } from '../../../redact.js';
-import { STEP_MAX_ATTEMPTS } from '../../storage-transfer.js';
 import { TaskFailure } from '../../types.js';
 
 /** Reads at most `limit` bytes of a response body (for an error code), then drops the rest. */
@@ -39,7 +38,7 @@ export default implement(exportUpload, async (ctx) => {
   );
   const policy = { allowLoopback: ctx.config.ALLOW_LOOPBACK_FETCH, allowHosts: ctx.config.FETCH_ALLOW_HOSTS };
   const secrets = secretValues(ctx.payload);
-  const final = (ctx.task.attempt ?? 1) >= STEP_MAX_ATTEMPTS;
+  const final = ctx.finalAttempt;
   const files: FileEntry[] = [];
 
   for (const input of ctx.inputs) {
