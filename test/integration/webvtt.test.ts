@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import type { EngineResult } from '#lib/engines/call.js';
 import { EngineFailure } from '#lib/engines/errors.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
+import { newEngineRegistry } from '#lib/operations/engines.js';
 import { frameInterval, tileSize, videoWebvtt, vttTime, type WebvttArgs } from '#lib/engines/webvtt.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { engine, requires } from '../support/requires.js';
@@ -21,7 +21,7 @@ const media = requires(engine('ffmpeg'));
 
 /** A 20-second 320×180 video whose every frame differs (a moving test pattern with a frame counter). */
 function testVideo(seconds = 20): Buffer {
-  const ffmpeg = new EngineRegistry(parseEngineConfig(process.env)).installation('ffmpeg').versions[0]!.executable!;
+  const ffmpeg = newEngineRegistry(parseEngineConfig(process.env)).installation('ffmpeg').versions[0]!.executable!;
   const dir = mkdtempSync(path.join(tmpdir(), 'fixture-webvtt-'));
   try {
     const out = path.join(dir, 'video.mp4');

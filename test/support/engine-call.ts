@@ -9,7 +9,8 @@ import path from 'node:path';
 import { parseConfig, parseEngineConfig } from '#lib/config.js';
 import type { EngineCall, LocalFile } from '#lib/engines/call.js';
 import { confinement } from '#lib/engines/confine.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
+import type { EngineRegistry } from '#lib/engines/registry.js';
+import { newEngineRegistry } from '#lib/operations/engines.js';
 import { createLogger } from '#lib/log.js';
 import { TEST_CONFIG_ENV } from './recording-queue.js';
 
@@ -35,7 +36,7 @@ let registry: EngineRegistry | undefined;
 
 /** A call of `engine` (its default installed version) on `inputs` with `payload`. */
 export function engineCall<P>(engine: string, operation: string, payload: P, inputs: TestInput[], env: Record<string, string> = {}): HandCall<P> {
-  registry ??= new EngineRegistry(parseEngineConfig(process.env));
+  registry ??= newEngineRegistry(parseEngineConfig(process.env));
   const installed = registry.installation(engine).versions[0];
   if (!installed) throw new Error(`engine ${engine} is not installed: guard the test with requires(engine('${engine}'))`);
   const workDir = mkdtempSync(path.join(tmpdir(), 'engine-call-'));
