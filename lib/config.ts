@@ -70,6 +70,9 @@ const engineShape = {
   GHOSTSCRIPT_PATH: executable('gs'),
   QPDF_PATH: executable('qpdf'),
   SOFFICE_PATH: executable('soffice'),
+  /** ImageMagick 7 (`magick`) and GraphicsMagick (`gm`), offered only to the `command` operation, when installed. */
+  MAGICK_PATH: executable('magick'),
+  GM_PATH: executable('gm'),
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
   /**

@@ -1,4 +1,5 @@
 /** Consumer of the media family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
+import command from '#lib/operations/command/media.js';
 import convert from '#lib/operations/convert/media.js';
 import thumbnail from '#lib/operations/thumbnail/media.js';
 import watermark from '#lib/operations/watermark/media.js';
@@ -7,7 +8,7 @@ import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, thumbnail, watermark] as const;
+export const runs = [command, convert, thumbnail, watermark] as const;
 export const implementations = familyTable('media', runs);
 export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.media);
 

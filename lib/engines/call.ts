@@ -17,6 +17,8 @@ export interface LocalFile {
   format: string | null;
   size: number;
   taskId: string;
+  /** The input task's name in its job (what `command` arguments call `/input/<name>/…`), when it has one. */
+  taskName?: string;
 }
 
 /** `P`: the operation's validated arguments (its schema's output type). */

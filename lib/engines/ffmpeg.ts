@@ -61,7 +61,7 @@ export function openArgs(format: string | null | undefined): string[] {
 }
 
 /** `-i file`, read as `format`. */
-const inputArgs = (file: string, format: string | null | undefined) => [...openArgs(format), '-i', file];
+export const inputArgs = (file: string, format: string | null | undefined) => [...openArgs(format), '-i', file];
 
 export interface MediaInfo {
   duration: number;
@@ -94,7 +94,8 @@ export async function probe(
   };
 }
 
-const ffmpeg = (call: EngineCall, args: string[]) =>
+/** Runs the call's FFmpeg (quiet, never prompting, overwriting its own outputs) confined to the call's work folder. */
+export const ffmpeg = (call: EngineCall, args: string[]) =>
   runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
 
 /** What the media handlers read of a task's arguments. */

@@ -41,6 +41,11 @@ export interface ToolOptions extends ToolPlace {
   env?: Record<string, string>;
   /** Keep stdout (for tools that answer on it, e.g. ffprobe); otherwise it is discarded. */
   captureStdout?: boolean;
+  /**
+   * Keep the first this many characters of stdout and of stderr (the `command` operation's captured
+   * output) instead of all of stdout and the end of stderr; `truncated` then says whether more came.
+   */
+  keepOutput?: number;
   /** Folders outside the system ones the tool reads (its own program files). */
   readOnly?: readonly string[];
   /** Exit codes besides 0 that still give a result (exiftool answers 1 with the JSON of an unreadable file). */
@@ -54,6 +59,8 @@ export interface ToolResult {
   /** Its error output (the last few thousand characters). */
   stderr: string;
   exitCode: number;
+  /** With `keepOutput`: whether the tool wrote more than was kept. */
+  truncated?: boolean;
 }
 
 const TAIL_BYTES = 2000;
@@ -83,11 +90,19 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     });
     let stderr = '';
     let stdout = '';
+    let truncated = false;
+    const keep = opts.keepOutput;
+    /** `kept` and as much of `chunk` as `keepOutput` leaves room for. */
+    const head = (kept: string, chunk: string) => {
+      if (kept.length + chunk.length <= keep!) return kept + chunk;
+      truncated = true;
+      return kept + chunk.slice(0, Math.max(0, keep! - kept.length));
+    };
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-TAIL_BYTES * 2);
+      stderr = keep !== undefined ? head(stderr, chunk) : (stderr + chunk).slice(-TAIL_BYTES * 2);
     });
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
+      stdout = keep !== undefined ? head(stdout, chunk) : stdout + chunk;
     });
     const kill = () => {
       try {
@@ -110,7 +125,7 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     child.once('close', (code, signal) => {
       opts.signal.removeEventListener('abort', onAbort);
       if (opts.signal.aborted) return;
-      if (code === 0 || (code !== null && opts.okExitCodes?.includes(code))) resolve({ stdout, stderr, exitCode: code });
+      if (code === 0 || (code !== null && opts.okExitCodes?.includes(code))) resolve({ stdout, stderr, exitCode: code, ...(keep !== undefined ? { truncated } : {}) });
       else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
     });
   });

@@ -35,6 +35,8 @@ export interface EngineUse<P, E extends string = string> {
   outputFormat(payload: P): string | undefined;
   /** Splits the input files into the ones to process and extras (default: all processed). */
   partition?(ctx: OperationContext<P>): { files: InputFile[]; extras: InputFile[] };
+  /** The engine's metadata fields are the task result's own (`command`: `result.output`), not `result.metadata`. */
+  resultFromMetadata?: true;
   /** Runs without the per-file engine machinery (archive streams its inputs itself). */
   whole?: true;
   /** How the arguments map to an engine request (default: `input_format`, `output_format`, `engine`, `engine_version`). */

@@ -61,6 +61,17 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
+/**
+ * The name the task's `input` gives the input task `taskId` (what `command` arguments call
+ * `/input/<name>/…`): `input` lists names (or ids) in the order of the resolved `dependsOn`.
+ */
+function inputTaskName(ctx: OperationContext, taskId: string): string | undefined {
+  const given = ctx.task.payload.input;
+  const names = Array.isArray(given) ? given : [given];
+  const name: unknown = names[ctx.task.dependsOn.indexOf(taskId)];
+  return typeof name === 'string' ? name : undefined;
+}
+
 /** Streams an input file from storage into `dir`, refusing a PDF past its size limit first. */
 async function download(ctx: OperationContext, file: InputFile, dir: string, index: number, formatOverride?: string): Promise<LocalFile> {
   const declared = formatOverride ?? formatOfFilename(file.filename);
@@ -71,7 +82,8 @@ async function download(ctx: OperationContext, file: InputFile, dir: string, ind
   const size = (await stat(target)).size;
   const format = declared ?? sniffFormat(await readHead(target)) ?? null;
   if (!declared && format === 'pdf') checkPdfBytes(file.filename, size, ctx.config);
-  return { path: target, filename: file.filename, format, size, taskId: file.taskId };
+  const taskName = inputTaskName(ctx, file.taskId);
+  return { path: target, filename: file.filename, format, size, taskId: file.taskId, ...(taskName ? { taskName } : {}) };
 }
 
 /** Refuses inputs that together would not leave room in the work folder for the outputs, before any download. */
@@ -253,7 +265,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
 
     if (Object.keys(byFile).length > 1) metadata = byFile;
     return {
-      result: { files: produced, ...(metadata ? { metadata } : {}) },
+      result: { files: produced, ...(metadata ? (op.use.resultFromMetadata ? metadata : { metadata }) : {}) },
       engine: reported?.engine,
       engineVersion: reported?.version,
       credits,

@@ -4,6 +4,7 @@
  * engine and no cloud SDK. Names and aliases must be unique (checked when the module loads).
  */
 import { archive } from './archive/operation.js';
+import { command } from './command/operation.js';
 import { captureWebsite } from './capture-website/operation.js';
 import { convert } from './convert/operation.js';
 import type { OperationDefinition } from './define.js';
@@ -39,6 +40,7 @@ export const OPERATIONS = [
   thumbnail,
   watermark,
   captureWebsite,
+  command,
   optimize,
   metadata,
   metadataWrite,

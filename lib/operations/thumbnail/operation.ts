@@ -1,5 +1,9 @@
-/** `thumbnail`: png, jpg or webp of an image, a PDF's first page or video frames at `timestamp`. */
+/**
+ * `thumbnail`: png, jpg or webp of an image, a PDF's first page or video frames at `timestamp`; or, for
+ * a video, `vtt`: a WebVTT file whose cues point at tiles of sprite images, a frame every `interval`.
+ */
 import * as z from 'zod';
+import { SPRITE_FORMATS } from '../../engines/webvtt.js';
 import { IMAGE_INPUT_FORMATS, normalizeFormat, THUMBNAIL_FORMATS, VIDEO_FORMATS } from '../../engines/formats.js';
 import { defineOperation } from '../define.js';
 import { common, dimension, filename, fit, format, opt, THUMBNAIL_OPTIONS } from '../fields.js';
@@ -13,7 +17,7 @@ export const thumbnail = defineOperation({
   schema: z.looseObject({
       ...common,
       input_format: format.optional(),
-      output_format: z.enum(['png', 'jpg', 'jpeg', 'webp']),
+      output_format: z.enum(['png', 'jpg', 'jpeg', 'webp', 'vtt']),
       filename: filename.optional(),
       width: opt(dimension, null, 'px'),
       height: opt(dimension, null, 'px'),
@@ -24,6 +28,8 @@ export const thumbnail = defineOperation({
         '00:00:00',
         'video: position of the (first) thumbnail',
       ),
+      interval: opt(z.number().positive().max(86_400), 5, 'vtt: seconds between frames (default: 5, or the video split into `count` frames when count is given)'),
+      sprite_format: opt(z.enum(SPRITE_FORMATS), 'jpg', 'vtt: format of the sprite images the cues point at'),
     }),
   engines: {
     mode: 'each',
@@ -32,7 +38,10 @@ export const thumbnail = defineOperation({
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS }],
       ghostscript: [{ inputs: ['pdf'], outputs: THUMBNAIL_FORMATS, options: THUMBNAIL_OPTIONS }],
-      ffmpeg: [{ inputs: VIDEO_FORMATS, outputs: THUMBNAIL_FORMATS, options: [...THUMBNAIL_OPTIONS, 'count', 'timestamp'], credits: 1 }],
+      ffmpeg: [
+        { inputs: VIDEO_FORMATS, outputs: THUMBNAIL_FORMATS, options: [...THUMBNAIL_OPTIONS, 'count', 'timestamp'], credits: 1 },
+        { inputs: VIDEO_FORMATS, outputs: ['vtt'], options: [...THUMBNAIL_OPTIONS, 'count', 'interval', 'sprite_format'], credits: 1 },
+      ],
     },
   },
 });
