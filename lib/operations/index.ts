@@ -10,14 +10,18 @@ import { convert } from './convert/operation.js';
 import type { OperationDefinition } from './define.js';
 import { exportAzureBlob } from './export/azure/blob/operation.js';
 import { exportGoogleCloudStorage } from './export/google-cloud-storage/operation.js';
+import { exportOpenstack } from './export/openstack/operation.js';
 import { exportS3 } from './export/s3/operation.js';
+import { exportSftp } from './export/sftp/operation.js';
 import { exportUpload } from './export/upload/operation.js';
 import { exportUrl } from './export/url/operation.js';
 import { importAzureBlob } from './import/azure/blob/operation.js';
 import { importBase64 } from './import/base64/operation.js';
 import { importGoogleCloudStorage } from './import/google-cloud-storage/operation.js';
 import { importRaw } from './import/raw/operation.js';
+import { importOpenstack } from './import/openstack/operation.js';
 import { importS3 } from './import/s3/operation.js';
+import { importSftp } from './import/sftp/operation.js';
 import { importUpload } from './import/upload/operation.js';
 import { importUrl } from './import/url/operation.js';
 import { merge } from './merge/operation.js';
@@ -36,6 +40,8 @@ export const OPERATIONS = [
   importS3,
   importAzureBlob,
   importGoogleCloudStorage,
+  importSftp,
+  importOpenstack,
   convert,
   thumbnail,
   watermark,
@@ -52,6 +58,8 @@ export const OPERATIONS = [
   exportS3,
   exportAzureBlob,
   exportGoogleCloudStorage,
+  exportSftp,
+  exportOpenstack,
 ] as const;
 
 /** Any operation's definition. */

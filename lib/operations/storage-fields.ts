@@ -21,9 +21,8 @@ export const prefix = z.string().max(1024, 'must be at most 1024 characters');
 export const stringMap = (keys: z.ZodString) =>
   z.record(keys, z.union([z.string(), z.number(), z.boolean()]).transform(String));
 
-/** One of `name` / `prefix` at most; `need` makes one of them required. */
-export function namingRule(nameField: string, need: boolean) {
-  const prefixField = `${nameField}_prefix`;
+/** One of `name` / `prefix` at most (`prefix` is `<name>_prefix` unless named); `need` makes one of them required. */
+export function namingRule(nameField: string, need: boolean, prefixField = `${nameField}_prefix`) {
   return (v: Record<string, unknown>, ctx: z.RefinementCtx) => {
     if (v[nameField] !== undefined && v[prefixField] !== undefined) {
       ctx.addIssue({ code: 'custom', path: [prefixField], message: `give either ${nameField} or ${prefixField}, not both` });
@@ -123,6 +122,74 @@ export const importGcsArgs = z
 
 export const exportGcsArgs = z
   .looseObject({ ...common, ...gcsConnection, file: objectName.optional(), file_prefix: prefix.optional() })
+  .superRefine(namingRule('file', false));
+
+// SFTP ---------------------------------------------------------------------------------------------
+
+export const sftpConnectionFields = {
+  host: z
+    .string()
+    .trim()
+    .min(1, 'the host name or address is required')
+    .max(255)
+    .refine((h) => !/[\s/]/.test(h), 'must be a host name or IP address'),
+  port: z.coerce.number().int('must be a whole number').min(1).max(65535).optional(),
+  username: z.string().min(1, 'the user name is required').max(255),
+  password: secret('password').optional(),
+  private_key: secret('private key').optional(),
+  passphrase: secret('passphrase').optional(),
+  /** Expected host key: `SHA256:…`/`MD5:…` fingerprint or a public key line (ours). */
+  host_key: z.string().min(1).max(8192).optional(),
+};
+
+/** SFTP signs in with a password or a private key: one of them is required. */
+function sftpAuthRule(v: { password?: string; private_key?: string }, ctx: z.RefinementCtx) {
+  if (v.password === undefined && v.private_key === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['password'], message: 'give password or private_key' });
+  }
+}
+
+/** A folder on the SFTP server (`path`): every file below it (import), or where files go by their names (export). */
+const sftpPath = z.string().max(1024, 'must be at most 1024 characters');
+
+export const importSftpArgs = z
+  .looseObject({ ...common, ...sftpConnectionFields, file: objectName.optional(), path: sftpPath.optional(), filename: filename.optional() })
+  .superRefine(namingRule('file', true, 'path'))
+  .superRefine(sftpAuthRule);
+
+export const exportSftpArgs = z
+  .looseObject({ ...common, ...sftpConnectionFields, file: objectName.optional(), path: sftpPath.optional() })
+  .superRefine(namingRule('file', false, 'path'))
+  .superRefine(sftpAuthRule);
+
+// OpenStack Object Storage (Swift) -----------------------------------------------------------------
+
+const optionalName = z.string().min(1).max(255).optional();
+
+export const openstackConnection = {
+  auth_url: httpUrl('Keystone identity service (auth_url)'),
+  username: z.string().min(1, 'the user name is required').max(255),
+  password: secret('password'),
+  region: z.string().min(1, 'the region is required').max(255),
+  container: z
+    .string()
+    .min(1, 'the container name is required')
+    .max(256)
+    .refine((c) => !c.includes('/'), 'must be a container name, without "/"'),
+  project_name: optionalName,
+  tenant_name: optionalName,
+  project_id: optionalName,
+  tenant_id: optionalName,
+  domain: optionalName,
+  project_domain: optionalName,
+};
+
+export const importOpenstackArgs = z
+  .looseObject({ ...common, ...openstackConnection, file: objectName.optional(), file_prefix: prefix.optional(), filename: filename.optional() })
+  .superRefine(namingRule('file', true));
+
+export const exportOpenstackArgs = z
+  .looseObject({ ...common, ...openstackConnection, file: objectName.optional(), file_prefix: prefix.optional() })
   .superRefine(namingRule('file', false));
 
 // HTTP PUT -----------------------------------------------------------------------------------------

@@ -39,12 +39,17 @@ const relativePath = (file: Pick<FileEntry, 'filename' | 'dir'>) => {
  * The object name of each input file: `name` (numbered through its placeholder when there are several
  * files), else `prefix` + the file's path, else the file's path.
  */
-export function exportNames(files: Array<Pick<FileEntry, 'filename' | 'dir'>>, opts: { name?: string; prefix?: string }, field = 'key'): string[] {
+export function exportNames(
+  files: Array<Pick<FileEntry, 'filename' | 'dir'>>,
+  opts: { name?: string; prefix?: string },
+  field = 'key',
+  prefixField = `${field}_prefix`,
+): string[] {
   if (opts.name !== undefined) {
     if (files.length > 1 && !hasPlaceholder(opts.name)) {
       throw new TaskFailure(
         'INVALID_DATA',
-        `${field} names one object but there are ${files.length} files to export; use a placeholder such as %d in ${field} or use ${field}_prefix.`,
+        `${field} names one object but there are ${files.length} files to export; use a placeholder such as %d in ${field} or use ${prefixField}.`,
       );
     }
     return files.map((_, i) => formatName(opts.name!, i + 1));
@@ -93,9 +98,9 @@ export async function openStorage<S extends UserStorage>(
 export async function exportToStorage(
   ctx: OperationContext,
   storage: UserStorage,
-  naming: { name?: string; prefix?: string; field?: string },
+  naming: { name?: string; prefix?: string; field?: string; prefixField?: string },
 ): Promise<OperationOutcome> {
-  const names = exportNames(ctx.inputs, naming, naming.field);
+  const names = exportNames(ctx.inputs, naming, naming.field, naming.prefixField);
   const files: FileEntry[] = [];
   try {
     for (const [i, input] of ctx.inputs.entries()) {
@@ -125,7 +130,7 @@ export async function exportToStorage(
 export async function importFromStorage(
   ctx: OperationContext,
   storage: UserStorage,
-  source: { name?: string; prefix?: string; filename?: string; field?: string },
+  source: { name?: string; prefix?: string; filename?: string; field?: string; prefixField?: string },
 ): Promise<OperationOutcome> {
   const field = source.field ?? 'key';
   const files: FileEntry[] = [];
@@ -141,7 +146,7 @@ export async function importFromStorage(
         throw storageFailure(ctx, storage, err, 'DOWNLOAD_FAILED');
       }
       if (objects.length === 0) {
-        throw new TaskFailure('DOWNLOAD_FAILED', `${storage.service}: there are no objects under the ${field}_prefix "${source.prefix ?? ''}".`);
+        throw new TaskFailure('DOWNLOAD_FAILED', `${storage.service}: there are no objects under the ${source.prefixField ?? `${field}_prefix`} "${source.prefix ?? ''}".`);
       }
     }
     for (const name of objects) {

@@ -12,6 +12,8 @@ import { runs as pdfRuns } from '#functions/tasks/process-pdf-step.js';
 import exportAzureBlob from '#lib/operations/export/azure/blob/run.js';
 import exportGoogleCloudStorage from '#lib/operations/export/google-cloud-storage/run.js';
 import exportS3 from '#lib/operations/export/s3/run.js';
+import exportSftp from '#lib/operations/export/sftp/run.js';
+import exportOpenstack from '#lib/operations/export/openstack/run.js';
 import exportUploadRun from '#lib/operations/export/upload/run.js';
 import exportUrlRun from '#lib/operations/export/url/run.js';
 import importAzureBlob from '#lib/operations/import/azure/blob/run.js';
@@ -19,12 +21,14 @@ import importBase64 from '#lib/operations/import/base64/run.js';
 import importGoogleCloudStorage from '#lib/operations/import/google-cloud-storage/run.js';
 import importRaw from '#lib/operations/import/raw/run.js';
 import importS3 from '#lib/operations/import/s3/run.js';
+import importSftp from '#lib/operations/import/sftp/run.js';
+import importOpenstack from '#lib/operations/import/openstack/run.js';
 import importUpload from '#lib/operations/import/upload/run.js';
 import importUrlRun from '#lib/operations/import/url/run.js';
 import { mergedFamilyTable, stepTable } from '#lib/operations/steps.js';
 
-export const IMPORTS = stepTable('import', [importUrlRun, importRaw, importBase64, importUpload, importS3, importAzureBlob, importGoogleCloudStorage]);
-export const EXPORTS = stepTable('export', [exportUrlRun, exportUploadRun, exportS3, exportAzureBlob, exportGoogleCloudStorage]);
+export const IMPORTS = stepTable('import', [importUrlRun, importRaw, importBase64, importUpload, importS3, importAzureBlob, importGoogleCloudStorage, importSftp, importOpenstack]);
+export const EXPORTS = stepTable('export', [exportUrlRun, exportUploadRun, exportS3, exportAzureBlob, exportGoogleCloudStorage, exportSftp, exportOpenstack]);
 export const PROCESSING_IMPLEMENTATIONS = mergedFamilyTable([...imageRuns, ...mediaRuns, ...pdfRuns, ...chromiumRuns, ...officeRuns]);
 /** Every operation (aliases included). */
 export const ALL_IMPLEMENTATIONS = { ...IMPORTS, ...PROCESSING_IMPLEMENTATIONS, ...EXPORTS };
