@@ -70,6 +70,12 @@ const engineShape = {
   GHOSTSCRIPT_PATH: executable('gs'),
   QPDF_PATH: executable('qpdf'),
   SOFFICE_PATH: executable('soffice'),
+  /**
+   * Tesseract, the OCR engine of `pdf/ocr` (Debian: tesseract-ocr plus a tesseract-ocr-<lang> package
+   * per language). Without it, OCR runs on tesseract.js (WebAssembly, languages from
+   * @tesseract.js-data packages) when SHIPPED_ENGINES allows.
+   */
+  TESSERACT_PATH: executable('tesseract'),
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
   /**
