@@ -23,6 +23,7 @@ import { merge } from './merge/operation.js';
 import { metadata } from './metadata/operation.js';
 import { metadataWrite } from './metadata/write/operation.js';
 import { optimize } from './optimize/operation.js';
+import { pdfOcr } from './pdf/ocr/operation.js';
 import { thumbnail } from './thumbnail/operation.js';
 import { watermark } from './watermark/operation.js';
 
@@ -39,6 +40,7 @@ export const OPERATIONS = [
   watermark,
   captureWebsite,
   optimize,
+  pdfOcr,
   metadata,
   metadataWrite,
   merge,
