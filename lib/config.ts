@@ -73,6 +73,12 @@ const engineShape = {
   /** ImageMagick 7 (`magick`) and GraphicsMagick (`gm`), offered only to the `command` operation, when installed. */
   MAGICK_PATH: executable('magick'),
   GM_PATH: executable('gm'),
+  /**
+   * Tesseract, the OCR engine of `pdf/ocr` (Debian: tesseract-ocr plus a tesseract-ocr-<lang> package
+   * per language). Without it, OCR runs on tesseract.js (WebAssembly, languages from
+   * @tesseract.js-data packages) when SHIPPED_ENGINES allows.
+   */
+  TESSERACT_PATH: executable('tesseract'),
   /** exiftool (exiftool-vendored) runs on perl. */
   PERL_PATH: executable('perl'),
   /**

@@ -3,18 +3,28 @@ import convert from '#lib/operations/convert/pdf.js';
 import thumbnail from '#lib/operations/thumbnail/pdf.js';
 import optimize from '#lib/operations/optimize/pdf.js';
 import rotatePages from '#lib/operations/pdf/rotate-pages/pdf.js';
+import pdfOcr from '#lib/operations/pdf/ocr/pdf.js';
 import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, thumbnail, optimize, rotatePages] as const;
+export const runs = [convert, thumbnail, optimize, rotatePages, pdfOcr] as const;
 export const implementations = familyTable('pdf', runs);
 export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.pdf);
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The
- * WebAssembly Ghostscript and qpdf (lib/engines/shipped.ts) are read as files, so they are named here,
- * in a branch that never runs, for this function only.
+ * WebAssembly Ghostscript and qpdf (lib/engines/shipped.ts) and tesseract.js with its trained data
+ * (lib/engines/ocr-detect.ts, loaded by the OCR child from its folder) are read as files, so they are
+ * named here, in a branch that never runs, for this function only.
  */
-if (Date.now() < 0) void Promise.all([import('@okathira/ghostpdl-wasm'), import('@neslinesli93/qpdf-wasm')]);
+if (Date.now() < 0) {
+  void Promise.all([
+    import('@okathira/ghostpdl-wasm'),
+    import('@neslinesli93/qpdf-wasm'),
+    import('tesseract.js'),
+    import('@tesseract.js-data/eng'),
+    import('@tesseract.js-data/deu'),
+  ]);
+}

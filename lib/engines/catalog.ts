@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { EngineConfig } from '../config.js';
 import { confinement } from './confine.js';
+import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 
@@ -55,6 +56,8 @@ export const BUNDLED_VERSIONS = {
   qpdfWasm: '12.2.0',
   /** exifr, which reads EXIF for the `native` metadata engine. */
   exifr: '7.1.3',
+  /** tesseract.js (Tesseract in WebAssembly), with the trained data of @tesseract.js-data/eng and deu. */
+  tesseractJs: '7.0.0',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -195,6 +198,30 @@ export const ENGINES: readonly EngineDescriptor[] = [
       if (found.variant === 'wasm') return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, executable: found.file, variant: 'wasm' }] });
       const system = tool('QPDF_PATH', found.file, ['--version'], /qpdf version (\d+(?:\.\d+)+)/);
       return confined(settings, system.versions.length ? { versions: [{ ...system.versions[0]!, variant: 'system' }] } : system);
+    },
+  },
+  {
+    name: 'tesseract',
+    description: 'Tesseract OCR: searchable PDFs from scanned PDFs and images (the system Tesseract, else tesseract.js in WebAssembly)',
+    detect(settings) {
+      // OCR lays its text pages over the input's pages with qpdf, which also rewrites a PDF before
+      // Ghostscript renders it (ocr.ts): without a qpdf (system or WebAssembly) there is no OCR.
+      if (!qpdfTool(settings)) {
+        return { versions: [], missing: `OCR assembles its PDFs with qpdf; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
+      }
+      // The system Tesseract (faster; TESSERACT_PATH), else tesseract.js in a confined node child
+      // (ocr-js.ts). Each only with at least one language installed; both listed, so that
+      // `engine_version` can pick either.
+      const versions: InstalledVersion[] = [];
+      const system = systemTesseract(settings.TESSERACT_PATH);
+      if (system) versions.push({ version: system.version, executable: system.executable, variant: 'system' });
+      const js = settings.SHIPPED_ENGINES ? tesseractJs() : undefined;
+      if (js) versions.push({ version: js.version, variant: 'wasm' });
+      if (!versions.length) {
+        const shipped = settings.SHIPPED_ENGINES ? ' (and tesseract.js with an @tesseract.js-data language is not installed)' : '';
+        return { versions, missing: `${settings.TESSERACT_PATH} was not found or has no language; install tesseract-ocr or set TESSERACT_PATH${shipped}` };
+      }
+      return confined(settings, { versions });
     },
   },
   {

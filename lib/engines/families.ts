@@ -45,6 +45,8 @@ export const ENGINE_FAMILY_OF = {
   ffmpeg: 'media',
   ghostscript: 'pdf',
   qpdf: 'pdf',
+  // OCR renders PDF pages with Ghostscript and assembles with qpdf: it runs beside them.
+  tesseract: 'pdf',
   chrome: 'chromium',
   // LibreOffice cannot ship in a zip: it lives in the office container image (Dockerfile).
   libreoffice: 'office',
@@ -67,6 +69,8 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   ffmpeg: { versions: [{ version: '4.1.0', variant: 'npm' }] },
   ghostscript: { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' }] },
   qpdf: { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' }] },
+  // Lambda has no system Tesseract: tesseract.js (with the eng and deu trained data packages) in the pdf function.
+  tesseract: { versions: [{ version: BUNDLED_VERSIONS.tesseractJs, variant: 'wasm' }] },
   // perl's exiftool has no perl in Lambda: ExifTool runs there as its WebAssembly build (@uswriting/exiftool,
   // packed into the image function), as its probe reports it where there is no perl.
   exiftool: { versions: [{ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }] },

@@ -56,7 +56,7 @@ function gs(call: EngineCall, args: string[], source: string, outDir: string) {
 }
 
 /** qpdf's rewrite of the input, the only file Ghostscript is given (see the top of this module). */
-async function normalized(call: EngineCall, file: string): Promise<string> {
+export async function normalized(call: EngineCall, file: string): Promise<string> {
   const qpdf = qpdfTool(call.config);
   if (!qpdf) throw new Error(`Ghostscript reads PDFs only after qpdf has rewritten them, and ${call.config.QPDF_PATH} was not found (QPDF_PATH)`);
   const out = path.join(call.dir, `normalized-${path.basename(file)}.pdf`);
@@ -110,7 +110,7 @@ export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResu
 }
 
 /** Renders PDF pages to PNG files in `dir`, in page order. */
-async function render(call: EngineCall, file: string, pages: number[], density: number, dir: string): Promise<string[]> {
+export async function render(call: EngineCall, file: string, pages: number[], density: number, dir: string): Promise<string[]> {
   await gs(call, [
     '-sDEVICE=png16m',
     `-r${density}`,

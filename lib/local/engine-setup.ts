@@ -23,6 +23,7 @@ export const SYSTEM_TOOLS = {
   ffprobe: { label: 'ffprobe', install: 'apt-get install ffmpeg' },
   gs: { label: 'Ghostscript', install: 'apt-get install ghostscript' },
   qpdf: { label: 'qpdf', install: 'apt-get install qpdf' },
+  tesseract: { label: 'Tesseract', install: 'apt-get install tesseract-ocr tesseract-ocr-eng' },
 } as const satisfies Record<string, SystemTool>;
 
 export type SystemToolName = keyof typeof SYSTEM_TOOLS;
@@ -37,6 +38,8 @@ const ENGINE_ADVICE: Record<string, string> = {
   ffmpeg: 'npm ci (static build; SHIPPED_ENGINES=true), apt-get install ffmpeg, or set FFMPEG_PATH and FFPROBE_PATH',
   ghostscript: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install ghostscript qpdf, or set GHOSTSCRIPT_PATH and QPDF_PATH',
   qpdf: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install qpdf, or set QPDF_PATH',
+  tesseract:
+    'npm ci (tesseract.js in WebAssembly with English and German; SHIPPED_ENGINES=true), apt-get install tesseract-ocr tesseract-ocr-eng (other languages: tesseract-ocr-<code>) qpdf, or set TESSERACT_PATH',
   exiftool: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install perl, or set PERL_PATH',
   chrome: 'set CHROMIUM_PATH to a system Chromium (apt-get install chromium)',
 };

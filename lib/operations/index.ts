@@ -29,6 +29,7 @@ import { metadata } from './metadata/operation.js';
 import { metadataWrite } from './metadata/write/operation.js';
 import { optimize } from './optimize/operation.js';
 import { rotatePages } from './pdf/rotate-pages/operation.js';
+import { pdfOcr } from './pdf/ocr/operation.js';
 import { thumbnail } from './thumbnail/operation.js';
 import { watermark } from './watermark/operation.js';
 
@@ -48,6 +49,7 @@ export const OPERATIONS = [
   captureWebsite,
   command,
   optimize,
+  pdfOcr,
   metadata,
   metadataWrite,
   merge,

@@ -1,7 +1,7 @@
 /**
  * The settings of a machine that never ran apt-get: every system tool path points nowhere, so the
  * engines are the ones npm installed (FFmpeg and ffprobe builds, Ghostscript and qpdf as WebAssembly,
- * metadata without perl), and there is no LibreOffice.
+ * metadata without perl, OCR on tesseract.js), and there is no LibreOffice.
  */
 export const NO_SYSTEM_TOOLS = {
   FFMPEG_PATH: '/nonexistent/ffmpeg',
@@ -10,4 +10,5 @@ export const NO_SYSTEM_TOOLS = {
   QPDF_PATH: '/nonexistent/qpdf',
   PERL_PATH: '/nonexistent/perl',
   SOFFICE_PATH: '/nonexistent/soffice',
+  TESSERACT_PATH: '/nonexistent/tesseract',
 };

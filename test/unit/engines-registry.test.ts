@@ -152,6 +152,7 @@ describe('the real engine catalog', () => {
     expect(installed('exiftool-vendored.pl')).toMatch(new RegExp(`^${BUNDLED_VERSIONS.exiftool.replace('.', '\\.')}(\\.|$)`));
     expect(installed('archiver')).toBe(BUNDLED_VERSIONS.archiver);
     expect(installed('exifr')).toBe(BUNDLED_VERSIONS.exifr);
+    expect(installed('tesseract.js')).toBe(BUNDLED_VERSIONS.tesseractJs);
     // The ExifTool script inside @uswriting/exiftool names its version.
     expect(readFileSync(new URL('../../node_modules/@uswriting/exiftool/dist/esm/index.js', import.meta.url), 'utf8')).toContain(
       `my$version='${BUNDLED_VERSIONS.exiftoolWasm}'`,
@@ -192,8 +193,11 @@ describe('the real engine catalog', () => {
 
   it('falls back to the engines shipped in npm packages when the system tools are missing', () => {
     const r = newEngineRegistry(
-      settings({ GHOSTSCRIPT_PATH: '/nonexistent/gs', QPDF_PATH: '/nonexistent/qpdf', FFMPEG_PATH: '/nonexistent/ffmpeg', FFPROBE_PATH: '/nonexistent/ffprobe', PERL_PATH: '/nonexistent/perl' }),
+      settings({ GHOSTSCRIPT_PATH: '/nonexistent/gs', QPDF_PATH: '/nonexistent/qpdf', FFMPEG_PATH: '/nonexistent/ffmpeg', FFPROBE_PATH: '/nonexistent/ffprobe', PERL_PATH: '/nonexistent/perl', TESSERACT_PATH: '/nonexistent/tesseract' }),
     );
+    // tesseract.js, as the pdf function's package has it (PACKAGED).
+    expect(r.installation('tesseract').versions).toEqual([{ version: BUNDLED_VERSIONS.tesseractJs, variant: 'wasm' }]);
+    expect(r.select('pdf/ocr', { inputFormat: 'png', outputFormat: 'pdf' })).toMatchObject({ engine: 'tesseract', version: BUNDLED_VERSIONS.tesseractJs });
     expect(r.installation('ghostscript').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' })]);
     expect(r.installation('qpdf').versions).toEqual([expect.objectContaining({ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' })]);
     expect(r.installation('ffmpeg').versions).toEqual([expect.objectContaining({ version: '4.1.0', variant: 'npm', executable: expect.stringMatching(/ffmpeg$/) })]);
