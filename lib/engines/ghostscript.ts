@@ -95,8 +95,10 @@ export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResu
   const out = call.output(name!);
   const source = await normalized(call, input!.path);
   const colours = p.colorspace ? (COLORSPACES[String(p.colorspace)] ?? []) : [];
-  // A PDF/A stays one, of the same part, with an output intent in its (new) colour space.
-  const pdfa = await pdfaIdentity(input!.path);
+  // A PDF/A stays one, of the same part, with an output intent in its (new) colour space (pdfwrite
+  // makes parts 1 to 3; a PDF/A-4 is optimized as a plain PDF).
+  const declared = await pdfaIdentity(input!.path);
+  const pdfa = declared && declared.part <= 3 ? declared : undefined;
   const colour: IntentColour = colours.length ? (String(p.colorspace) as IntentColour) : 'rgb';
   const intent = pdfa ? await outputIntent(call, 'pdfa', colour) : undefined;
   await gs(call, [
