@@ -23,6 +23,12 @@ import { merge } from './merge/operation.js';
 import { metadata } from './metadata/operation.js';
 import { metadataWrite } from './metadata/write/operation.js';
 import { optimize } from './optimize/operation.js';
+import { pdfA } from './pdf/a/operation.js';
+import { pdfDecrypt } from './pdf/decrypt/operation.js';
+import { pdfEncrypt } from './pdf/encrypt/operation.js';
+import { pdfExtractPages } from './pdf/extract-pages/operation.js';
+import { pdfSplitPages } from './pdf/split-pages/operation.js';
+import { pdfX } from './pdf/x/operation.js';
 import { thumbnail } from './thumbnail/operation.js';
 import { watermark } from './watermark/operation.js';
 
@@ -39,6 +45,12 @@ export const OPERATIONS = [
   watermark,
   captureWebsite,
   optimize,
+  pdfSplitPages,
+  pdfExtractPages,
+  pdfEncrypt,
+  pdfDecrypt,
+  pdfA,
+  pdfX,
   metadata,
   metadataWrite,
   merge,
