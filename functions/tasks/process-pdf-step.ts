@@ -4,12 +4,18 @@ import thumbnail from '#lib/operations/thumbnail/pdf.js';
 import optimize from '#lib/operations/optimize/pdf.js';
 import rotatePages from '#lib/operations/pdf/rotate-pages/pdf.js';
 import pdfOcr from '#lib/operations/pdf/ocr/pdf.js';
+import pdfA from '#lib/operations/pdf/a/pdf.js';
+import pdfDecrypt from '#lib/operations/pdf/decrypt/pdf.js';
+import pdfEncrypt from '#lib/operations/pdf/encrypt/pdf.js';
+import pdfExtractPages from '#lib/operations/pdf/extract-pages/pdf.js';
+import pdfSplitPages from '#lib/operations/pdf/split-pages/pdf.js';
+import pdfX from '#lib/operations/pdf/x/pdf.js';
 import { familyTable } from '#lib/operations/steps.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, thumbnail, optimize, rotatePages, pdfOcr] as const;
+export const runs = [convert, thumbnail, optimize, rotatePages, pdfSplitPages, pdfExtractPages, pdfEncrypt, pdfDecrypt, pdfA, pdfX, pdfOcr] as const;
 export const implementations = familyTable('pdf', runs);
 export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.pdf);
 

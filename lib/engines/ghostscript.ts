@@ -19,6 +19,7 @@ import { mimeType, normalizeFormat } from './formats.js';
 import { pdfPageCount } from './limits.js';
 import { selectPages } from './pdf.js';
 import { thumbnailFile, encode, open, resize, type ResizeOptions } from './sharp.js';
+import { outputIntent, pdfaIdentity, pdfaSwitches, type IntentColour } from './output-intent.js';
 import { runQpdf } from './qpdf.js';
 import { ghostscriptWasm, qpdfTool } from './shipped.js';
 import { runTool } from './tool.js';
@@ -46,13 +47,16 @@ const COLORSPACES: Record<string, string[]> = {
  */
 const DCT_IMAGES = ['-dAutoFilterColorImages=false', '-dColorImageFilter=/DCTEncode', '-dAutoFilterGrayImages=false', '-dGrayImageFilter=/DCTEncode'];
 
-/** Runs Ghostscript on `source` (qpdf's rewrite) with `args` before it, writing into `outDir`. */
-function gs(call: EngineCall, args: string[], source: string, outDir: string) {
+/**
+ * Runs Ghostscript on `source` (qpdf's rewrite) with `args` before it, writing into `outDir`;
+ * `programs` are files of this service's own the arguments name (pdfa.ts's output intent), read too.
+ */
+export function gs(call: EngineCall, args: string[], source: string, outDir: string, programs: string[] = []) {
   const all = ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args, source];
   if (call.choice.installed.variant !== 'wasm') return runTool(call.choice.installed.executable!, all, call.tool);
   const engine = ghostscriptWasm();
   if (!engine) throw new Error('the Ghostscript WebAssembly build (@okathira/ghostpdl-wasm) is not installed');
-  return runWasm('gs', engine, { args: all, inputs: [source], outputs: [outDir] }, call.tool);
+  return runWasm('gs', engine, { args: all, inputs: [...programs, source], outputs: [outDir] }, call.tool);
 }
 
 /** qpdf's rewrite of the input, the only file Ghostscript is given (see the top of this module). */
@@ -83,25 +87,33 @@ export interface PdfArgs extends ResizeOptions {
   flatten_signatures?: boolean;
 }
 
-/** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions; never larger than it was. */
+/** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions (a PDF/A kept one); never larger than it was. */
 export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);
   const source = await normalized(call, input!.path);
+  const colours = p.colorspace ? (COLORSPACES[String(p.colorspace)] ?? []) : [];
+  // A PDF/A stays one, of the same part, with an output intent in its (new) colour space (pdfwrite
+  // makes parts 1 to 3; a PDF/A-4 is optimized as a plain PDF).
+  const declared = await pdfaIdentity(input!.path);
+  const pdfa = declared && declared.part <= 3 ? declared : undefined;
+  const colour: IntentColour = colours.length ? (String(p.colorspace) as IntentColour) : 'rgb';
+  const intent = pdfa ? await outputIntent(call, 'pdfa', colour) : undefined;
   await gs(call, [
     '-sDEVICE=pdfwrite',
     '-dCompatibilityLevel=1.6',
     ...(PROFILES[String(p.profile ?? 'web')] ?? PROFILES.web!),
-    ...(p.colorspace ? (COLORSPACES[String(p.colorspace)] ?? []) : []),
+    ...(pdfa ? pdfaSwitches(pdfa.part, colour, colours) : colours),
     '-dDetectDuplicateImages=true',
     '-dCompressFonts=true',
     // Signature fields (and the other annotations) drawn into the page instead of kept as fields.
     ...(p.flatten_signatures ? ['-dPreserveAnnots=false'] : []),
     ...(call.choice.installed.variant === 'wasm' ? DCT_IMAGES : []),
     `-sOutputFile=${out}`,
-  ], source, path.dirname(out));
+    ...(intent?.args ?? []),
+  ], source, path.dirname(out), intent?.programs);
   if ((await stat(out)).size >= input!.size && !p.colorspace && !p.flatten_signatures) {
     call.log.info('optimized PDF was not smaller; keeping the original bytes', { engine: 'ghostscript' });
     await copyFile(input!.path, out);

@@ -4,7 +4,9 @@
  * (pdf-streams.ts) and its page count. Each refusal is a task failure that says
  * what was found, what the limit is and which setting holds it.
  */
-import { open } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { open, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { EngineConfig } from '../config.js';
 import { EngineFailure } from './errors.js';
 import { describeHead, IMAGE_INPUT_FORMATS, isPdfHead } from './formats.js';
@@ -73,19 +75,26 @@ export async function checkPdfSignature(filename: string, file: string): Promise
 
 /**
  * A PDF's page count without rendering it: qpdf reads only the page tree when it is installed;
- * otherwise pdf-lib parses the document.
+ * otherwise pdf-lib parses the document. `password` opens an input that asks for one (the pdf/…
+ * operations' `password`): given to qpdf in a file of the work folder readable by this user only,
+ * never on its command line, and removed after.
  */
-export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: string; limits: DecodeLimits }): Promise<number> {
+export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: string; limits: DecodeLimits; password?: string }): Promise<number> {
   await checkPdfSignature('The file', file);
   const qpdf = opts.qpdf ? findExecutable(opts.qpdf) : undefined;
   if (qpdf) {
+    const passwordFile = opts.password ? path.join(opts.workDir, `.password-${randomUUID()}`) : undefined;
     try {
-      const { stdout } = await runTool(qpdf, ['--show-npages', file], { ...opts, captureStdout: true });
+      if (passwordFile) await writeFile(passwordFile, `${opts.password}\n`, { mode: 0o600, flag: 'wx' });
+      const args = [...(passwordFile ? [`--password-file=${passwordFile}`] : []), '--show-npages', file];
+      const { stdout } = await runTool(qpdf, args, { ...opts, captureStdout: true });
       const n = Number.parseInt(stdout.trim(), 10);
       if (Number.isFinite(n)) return n;
     } catch (err) {
       if (opts.signal.aborted) throw err;
       // qpdf gives up on some damaged files that pdf-lib still reads: fall through.
+    } finally {
+      if (passwordFile) await rm(passwordFile, { force: true });
     }
   }
   // pdf-lib expands object and cross-reference streams whole: their decoded size is checked first.
@@ -100,17 +109,27 @@ export async function pdfPageCount(file: string, opts: ToolPlace & { qpdf?: stri
   }
 }
 
-/** Refuses a PDF with more than `MAX_PDF_PAGES` pages. */
+/** Refuses a PDF with more than `MAX_PDF_PAGES` pages (`password`: the input's own, when it asks for one). */
 export async function checkPdfPages(
   filename: string,
   file: string,
   limits: Pick<EngineConfig, 'MAX_PDF_PAGES' | 'QPDF_PATH'> & DecodeLimits,
   place: ToolPlace,
+  password?: string,
 ): Promise<number> {
   await checkPdfSignature(filename, file);
   // Before qpdf or pdf-lib open it: what its streams decode to (decompression bombs).
   await ensurePdfDecodable(filename, file, limits);
-  const pages = await pdfPageCount(file, { ...place, qpdf: limits.QPDF_PATH, limits });
+  let pages: number;
+  try {
+    pages = await pdfPageCount(file, { ...place, qpdf: limits.QPDF_PATH, limits, password });
+  } catch (err) {
+    // An input that opens only with its password, where no system qpdf reads it (pdf-lib cannot
+    // decrypt): the operation that was given the password opens it with qpdf and checks the page count
+    // itself (lib/engines/qpdf-pages.ts); its decoded size was checked above.
+    if (password !== undefined && err instanceof EngineFailure && err.code === 'INVALID_INPUT') return Number.NaN;
+    throw err;
+  }
   if (pages > limits.MAX_PDF_PAGES) {
     throw new EngineFailure('TOO_MANY_PAGES', `${filename} has ${pages} pages; PDFs of up to ${limits.MAX_PDF_PAGES} pages are processed (MAX_PDF_PAGES).`);
   }

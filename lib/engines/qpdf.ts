@@ -6,6 +6,7 @@
 import { copyFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineCall, EngineResult } from './call.js';
+import { EngineFailure } from './errors.js';
 import { qpdfWasm, type QpdfTool } from './shipped.js';
 import { runTool, type ToolOptions, type ToolResult } from './tool.js';
 import { runWasm } from './wasm.js';
@@ -17,15 +18,20 @@ export function runQpdf(tool: QpdfTool, options: string[], input: string, output
   return runWasm('qpdf', tool.module, { args, inputs: [input], outputs: [path.dirname(output)] }, opts);
 }
 
+/** The qpdf an engine call chose: its WebAssembly build (variant `wasm`) or the system executable. */
+export function chosenQpdf(installed: EngineCall['choice']['installed']): QpdfTool {
+  if (installed.variant !== 'wasm') return { variant: 'system', file: installed.executable! };
+  const wasm = qpdfWasm();
+  if (!wasm) throw new EngineFailure('ENGINE_UNAVAILABLE', 'The qpdf WebAssembly build (@neslinesli93/qpdf-wasm) is not installed.');
+  return { variant: 'wasm', file: wasm.file, module: wasm };
+}
+
 export async function optimizePdfLossless(call: EngineCall<{ flatten_signatures?: boolean }>): Promise<EngineResult> {
   const [input] = call.inputs;
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);
-  const { installed } = call.choice;
-  const wasm = installed.variant === 'wasm' ? qpdfWasm() : undefined;
-  const tool: QpdfTool = wasm ? { variant: 'wasm', file: wasm.file, module: wasm } : { variant: 'system', file: installed.executable! };
   await runQpdf(
-    tool,
+    chosenQpdf(call.choice.installed),
     [
       '--warning-exit-0',
       '--object-streams=generate',

@@ -98,7 +98,7 @@ function checkInputBytes(inputs: readonly InputFile[], limit: number): void {
 /** The limits that apply before decoding: image pixels from the header, PDF pages. */
 async function checkLimits(file: LocalFile, ctx: OperationContext, place: ToolPlace): Promise<void> {
   if (isImageFormat(file.format)) await checkImagePixels(file.filename, file.path, ctx.config);
-  else if (file.format === 'pdf') await checkPdfPages(file.filename, file.path, ctx.config, place);
+  else if (file.format === 'pdf') await checkPdfPages(file.filename, file.path, ctx.config, place, typeof ctx.payload.password === 'string' ? ctx.payload.password : undefined);
 }
 
 function choose(registry: EngineRegistry, op: EngineOperation, payload: Args, inputFormat: string | null): EngineChoice {

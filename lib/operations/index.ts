@@ -30,6 +30,12 @@ import { metadataWrite } from './metadata/write/operation.js';
 import { optimize } from './optimize/operation.js';
 import { rotatePages } from './pdf/rotate-pages/operation.js';
 import { pdfOcr } from './pdf/ocr/operation.js';
+import { pdfA } from './pdf/a/operation.js';
+import { pdfDecrypt } from './pdf/decrypt/operation.js';
+import { pdfEncrypt } from './pdf/encrypt/operation.js';
+import { pdfExtractPages } from './pdf/extract-pages/operation.js';
+import { pdfSplitPages } from './pdf/split-pages/operation.js';
+import { pdfX } from './pdf/x/operation.js';
 import { thumbnail } from './thumbnail/operation.js';
 import { watermark } from './watermark/operation.js';
 
@@ -50,6 +56,12 @@ export const OPERATIONS = [
   command,
   optimize,
   pdfOcr,
+  pdfSplitPages,
+  pdfExtractPages,
+  pdfEncrypt,
+  pdfDecrypt,
+  pdfA,
+  pdfX,
   metadata,
   metadataWrite,
   merge,
