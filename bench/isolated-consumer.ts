@@ -18,7 +18,17 @@ export async function bundleHandler(entry: string): Promise<{ file: string; disp
   const esbuild = await import('esbuild');
   const dir = mkdtempSync(path.join(tmpdir(), 'consumer-'));
   const file = path.join(dir, 'handler.cjs');
-  await esbuild.build({ entryPoints: [path.join(root, entry)], outfile: file, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent' });
+  await esbuild.build({
+    entryPoints: [path.join(root, entry)],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+    // As serverless.yml: ssh2's optional native CPU probe is not built, a stand-in takes its place.
+    alias: { 'cpu-features': path.join(root, 'lib/platform/no-cpu-features.cjs') },
+  });
   return { file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

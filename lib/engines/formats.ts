@@ -126,3 +126,6 @@ export const basename = (filename: string): string => {
   const dot = filename.lastIndexOf('.');
   return dot > 0 ? filename.slice(0, dot) : filename;
 };
+
+/** Image formats of WebVTT thumbnail sprites. */
+export const SPRITE_FORMATS = ['jpg', 'png', 'webp'] as const;

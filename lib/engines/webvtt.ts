@@ -9,6 +9,7 @@
  * however the video ends), `fps` takes one frame per interval, `trim` keeps exactly one per cue,
  * `scale` (and `crop`) make the tile, `tile` the sprites (the last one padded black).
  */
+import { SPRITE_FORMATS } from './formats.js';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineCall, EngineResult, Produced } from './call.js';
@@ -18,7 +19,7 @@ import { mimeType } from './formats.js';
 import type { ResizeOptions } from './sharp.js';
 
 /** The sprite formats. */
-export const SPRITE_FORMATS = ['jpg', 'png', 'webp'] as const;
+export { SPRITE_FORMATS };
 export type SpriteFormat = (typeof SPRITE_FORMATS)[number];
 
 /** Tiles per sprite row and column. */

@@ -55,7 +55,7 @@ describe('function bundles', () => {
     const own: Record<string, string[]> = {
       image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe'],
       media: ['sharp', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'],
-      pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm'],
+      pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', 'tesseract.js', '@tesseract.js-data/eng', '@tesseract.js-data/deu'],
       chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],
       office: ['sharp'],
     };

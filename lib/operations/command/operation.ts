@@ -6,7 +6,7 @@
  * GraphicsMagick join `engine` once the catalog has their engines.
  */
 import * as z from 'zod';
-import { CommandArgumentError, MAX_ARGUMENTS_LENGTH, validateCommand } from '../../engines/command.js';
+import { CommandArgumentError, MAX_ARGUMENTS_LENGTH, validateCommand } from '../../engines/command-arguments.js';
 import { defineOperation } from '../define.js';
 import { common, opt } from '../fields.js';
 

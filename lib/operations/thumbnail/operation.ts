@@ -3,7 +3,7 @@
  * a video, `vtt`: a WebVTT file whose cues point at tiles of sprite images, a frame every `interval`.
  */
 import * as z from 'zod';
-import { SPRITE_FORMATS } from '../../engines/webvtt.js';
+import { SPRITE_FORMATS } from '../../engines/formats.js';
 import { IMAGE_INPUT_FORMATS, normalizeFormat, THUMBNAIL_FORMATS, VIDEO_FORMATS } from '../../engines/formats.js';
 import { defineOperation } from '../define.js';
 import { common, dimension, filename, fit, format, opt, THUMBNAIL_OPTIONS } from '../fields.js';
