@@ -4,9 +4,8 @@
  */
 import * as z from 'zod';
 import { defineOperation } from '../../define.js';
-import { sameFormat } from '../../engine-request.js';
-import { common, filename, opt } from '../../fields.js';
-import { inputPassword, password } from '../fields.js';
+import { opt } from '../../fields.js';
+import { inputPassword, password, pdfArguments, pdfToPdf } from '../fields.js';
 
 const name = 'pdf/encrypt';
 
@@ -16,9 +15,7 @@ export const pdfEncrypt = defineOperation({
   inputs: 'required',
   schema: z
     .looseObject({
-      ...common,
-      input_format: z.enum(['pdf']).optional(),
-      filename: filename.optional(),
+      ...pdfArguments,
       password: inputPassword,
       set_password: opt(password, null, 'asked for when the output is opened'),
       set_owner_password: opt(password, null, 'lifts the restrictions; without it a random one is set, so the restrictions hold for everyone'),
@@ -36,20 +33,5 @@ export const pdfEncrypt = defineOperation({
         });
       }
     }),
-  engines: {
-    request: sameFormat,
-    mode: 'each',
-    outputFormat: () => 'pdf',
-    order: ['qpdf'],
-    capabilities: {
-      qpdf: [
-        {
-          inputs: ['pdf'],
-          outputs: ['pdf'],
-          options: ['password', 'set_password', 'set_owner_password', 'allow_print', 'allow_modify', 'allow_extract', 'allow_accessibility'],
-          credits: 1,
-        },
-      ],
-    },
-  },
+  engines: pdfToPdf('qpdf', ['password', 'set_password', 'set_owner_password', 'allow_print', 'allow_modify', 'allow_extract', 'allow_accessibility']),
 });
