@@ -15,7 +15,7 @@ import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { pdfText } from '../support/pdf-text.js';
-import { engine, requires, tool } from '../support/requires.js';
+import { engine, optionalBuild, requires, tool } from '../support/requires.js';
 
 /** The SDK (3.0.0) types list no pdf/ocr among its operation names; the API takes it. */
 const PDF_OCR = 'pdf/ocr' as never;
@@ -27,7 +27,7 @@ let scanPng: Buffer;
 let scanPdf: Buffer;
 
 const ocr = requires(engine('tesseract'));
-const systemOcr = requires(engine('tesseract'), tool('tesseract'));
+const systemOcr = optionalBuild(engine('tesseract'), tool('tesseract'));
 
 /** A scanned strip of a page at 300 dpi: black text on white, as a grey PNG. */
 function scannedImage(lines: string[]): Promise<Buffer> {

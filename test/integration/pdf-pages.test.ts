@@ -28,7 +28,7 @@ import { createLogger } from '#lib/log.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { pdfPageText } from '../support/pdf-text.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
-import { requires, tool } from '../support/requires.js';
+import { optionalBuild, tool } from '../support/requires.js';
 
 /** Every command line a tool was started with (the WebAssembly build runs in a `node` child, also through runTool). */
 const commandLines = vi.hoisted(() => [] as string[][]);
@@ -255,7 +255,7 @@ function suite(variant: Variant) {
 }
 
 describe('qpdf pages and security, WebAssembly build', () => suite('wasm'));
-requires(tool('qpdf')).describe('qpdf pages and security, system qpdf', () => suite('system'));
+optionalBuild(tool('qpdf')).describe('qpdf pages and security, system qpdf', () => suite('system'));
 
 describe('page ranges in the order given (orderedPages)', () => {
   it('keeps the order and repeats as written, and cuts nothing', () => {

@@ -25,10 +25,10 @@ import { createLogger } from '#lib/log.js';
 import { imageHeavyPdf, textPdf } from '../fixtures/engine-fixtures.js';
 import { pdfText } from '../support/pdf-text.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
-import { requires, tool } from '../support/requires.js';
+import { optionalBuild, tool } from '../support/requires.js';
 
 const config = parseConfig(TEST_CONFIG_ENV);
-const systemGs = requires(tool('gs'));
+const systemGs = optionalBuild(tool('gs'));
 
 interface Variant {
   variant: 'system' | 'wasm';
@@ -36,7 +36,7 @@ interface Variant {
   version: string;
 }
 
-/** The Ghostscript builds to test: the WebAssembly one always, the system one when present (else its tests skip). */
+/** The Ghostscript builds to test: the WebAssembly one always, the system one when present (else its tests are left out). */
 function variants(): Array<[string, () => Variant, typeof systemGs | undefined]> {
   return [
     ['system gs', () => {

@@ -8,7 +8,9 @@
  *   (test/support/tool-skips.ts, a global setup, so it prints whichever reporter runs);
  * - with `REQUIRE_ALL_TOOLS=1` (CI: .ci/run) the same test fails with the same reason instead.
  *
- * Availability is looked up when a test runs, never while files are collected.
+ * Availability is looked up when a test runs, never while files are collected, with one exception:
+ * a second build of an engine whose npm-shipped build the same file tests anyway (`optionalBuild`).
+ *
  *
  *   const office = requires(engine('libreoffice'));
  *   office.it('converts a .docx', async () => { … });
@@ -16,7 +18,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, beforeEach, describe, inject, it, type TestContext } from 'vitest';
+import { beforeAll, beforeEach, describe, inject, it, TestRunner, type TestContext } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import type { EngineRegistry } from '#lib/engines/registry.js';
@@ -57,13 +59,17 @@ export function engine(name: string): Requirement {
   };
 }
 
-/** A skip or, under REQUIRE_ALL_TOOLS, a failure, as recorded for the run's summary. */
+/**
+ * A skip or, under REQUIRE_ALL_TOOLS, a failure, as recorded for the run's summary; or (`leftOut`)
+ * a suite of an optional build that was not collected, `test` then naming the suite.
+ */
 export interface SkipRecord {
   file: string;
   test: string;
   needs: string[];
   reason: string;
   failed: boolean;
+  leftOut?: boolean;
 }
 
 /** Where this run's records go: a folder the global setup made, one file per worker process. */
@@ -144,6 +150,55 @@ export class Requirements {
       if (this.met) await fn();
     }, timeout);
   }
+}
+
+/**
+ * Tests of a second build of an engine (the system qpdf, Ghostscript or Tesseract) in a file that
+ * tests the npm-shipped build regardless. A machine without the system build still has every
+ * operation, only a slower path for it, so its tests are not a gap to report as skips: when the
+ * build is missing they are left out of collection, and the run's summary names each suite left out
+ * and why. Under REQUIRE_ALL_TOOLS=1 they are collected and fail like any missing tool.
+ *
+ * Unlike `requires`, this looks the build up while the file is collected (a PATH lookup, or one
+ * quick run of the tool).
+ */
+export class OptionalBuild extends Requirements {
+  readonly #requireAll: boolean;
+  readonly #record: (entry: SkipRecord) => void;
+
+  /** `requireAll` and `recordTo` are for testing this class; the defaults are the run's. */
+  constructor(needs: readonly Requirement[], requireAll = REQUIRE_ALL_TOOLS, recordTo = record) {
+    super(needs);
+    this.#requireAll = requireAll;
+    this.#record = recordTo;
+  }
+
+  /** Whether its tests are collected: the build is here, or CI requires it. */
+  get #collected(): boolean {
+    return this.#requireAll || this.met;
+  }
+
+  #leaveOut(name: string): void {
+    const suite = TestRunner.getCurrentSuite();
+    const file = suite.file?.name ?? 'unknown file';
+    const within = suite.name ? `${suite.name} > ` : '';
+    this.#record({ file, test: within + name, needs: [], reason: this.reason ?? '', failed: false, leftOut: true });
+  }
+
+  override it(name: string, fn: (ctx: TestContext) => unknown, timeout?: number): void {
+    if (this.#collected) super.it(name, fn, timeout);
+    else this.#leaveOut(name);
+  }
+
+  override describe(name: string, fn: () => void): void {
+    if (this.#collected) super.describe(name, fn);
+    else this.#leaveOut(name);
+  }
+}
+
+/** Tests of an optional second build of an engine; see `OptionalBuild`. */
+export function optionalBuild(...needs: Requirement[]): Requirements {
+  return new OptionalBuild(needs);
 }
 
 /** What the tests that follow need; see the top of this file. */

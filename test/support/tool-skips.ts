@@ -14,7 +14,8 @@ import type { SkipRecord } from './requires.js';
 export function skipSummary(records: readonly SkipRecord[]): string[] {
   if (records.length === 0) return [];
   const failed = records.filter((r) => r.failed);
-  const skipped = records.filter((r) => !r.failed);
+  const skipped = records.filter((r) => !r.failed && !r.leftOut);
+  const leftOut = records.filter((r) => r.leftOut);
   const lines: string[] = [];
   for (const [group, verb] of [
     [skipped, 'skipped'],
@@ -32,6 +33,14 @@ export function skipSummary(records: readonly SkipRecord[]): string[] {
     for (const [reason, rs] of byReason) {
       const files = [...new Set(rs.map((r) => r.file))].join(', ');
       lines.push(`  ${tests(rs.length)} in ${files}: ${reason}`);
+    }
+  }
+  if (leftOut.length) {
+    lines.push('Not collected: tests of a system build this machine lacks, beside the npm-shipped build they tested (REQUIRE_ALL_TOOLS=1 runs them):');
+    const byReason = new Map<string, SkipRecord[]>();
+    for (const r of leftOut) byReason.set(r.reason, [...(byReason.get(r.reason) ?? []), r]);
+    for (const [reason, rs] of byReason) {
+      lines.push(`  ${rs.map((r) => `"${r.test}" (${r.file})`).join(', ')}: ${reason}`);
     }
   }
   return lines;

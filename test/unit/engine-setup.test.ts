@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, TestRunner } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import type { EngineDescriptor } from '#lib/engines/catalog.js';
 import { EngineRegistry } from '#lib/engines/registry.js';
@@ -7,7 +7,7 @@ import { EngineRegistry } from '#lib/engines/registry.js';
 const offers = (names: string[]) => ({ capabilities: names.map((engine) => ({ engine, operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] })), order: {} });
 import { confinement } from '#lib/engines/confine.js';
 import { confinementBannerLine, engineAdvice, engineBannerLines } from '#lib/local/engine-setup.js';
-import { engine, requires } from '../support/requires.js';
+import { engine, OptionalBuild, requires, type SkipRecord } from '../support/requires.js';
 import { skipSummary } from '../support/tool-skips.js';
 
 const descriptor = (name: string, detect: EngineDescriptor['detect']): EngineDescriptor => ({
@@ -65,5 +65,45 @@ describe('tests that need what is missing', () => {
       `  3 tests in a.test.ts, b.test.ts: ${reason}`,
     ]);
     expect(skipSummary([rec('a.test.ts', true)])).toEqual(['1 test failed for lack of a tool (REQUIRE_ALL_TOOLS=1):', `  1 test in a.test.ts: ${reason}`]);
+  });
+
+  it('name the suites of a missing optional build apart from the skips', () => {
+    const gs = 'Ghostscript (gs) not found on PATH; install: apt-get install ghostscript';
+    const left = (file: string, test: string) => ({ file, test, needs: [], reason: gs, failed: false, leftOut: true });
+    expect(skipSummary([left('a.test.ts', 'on system gs'), left('b.test.ts', 'x > on system gs')])).toEqual([
+      'Not collected: tests of a system build this machine lacks, beside the npm-shipped build they tested (REQUIRE_ALL_TOOLS=1 runs them):',
+      `  "on system gs" (a.test.ts), "x > on system gs" (b.test.ts): ${gs}`,
+    ]);
+  });
+});
+
+describe('an optional build', () => {
+  // What collection registers, measured while this suite is collected.
+  const suite = TestRunner.getCurrentSuite();
+  const recorded: SkipRecord[] = [];
+  const count = () => suite.tasks.length;
+  const start = count();
+  new OptionalBuild([engine('no-such-engine')], false, (r) => recorded.push(r)).describe('missing build', () => {
+    it('is never collected', () => {
+      throw new Error('collected although its build is missing');
+    });
+  });
+  const missingAdded = count() - start;
+  new OptionalBuild([engine('sharp')], false, (r) => recorded.push(r)).it('present build: collected and run', () => {
+    expect(requires(engine('sharp')).met).toBe(true);
+  });
+  const presentAdded = count() - start - missingAdded;
+  // Under REQUIRE_ALL_TOOLS=1 a missing build is collected; counted, then taken back out (its tests would fail).
+  new OptionalBuild([engine('no-such-engine')], true, (r) => recorded.push(r)).describe('required build', () => undefined);
+  const requiredAdded = count() - start - missingAdded - presentAdded;
+  suite.tasks.splice(start + missingAdded + presentAdded, requiredAdded);
+
+  it('that is missing is left out of collection and recorded; one that is present, or required by REQUIRE_ALL_TOOLS=1, is collected', () => {
+    expect(missingAdded).toBe(0);
+    expect(presentAdded).toBe(1);
+    expect(requiredAdded).toBe(1);
+    expect(recorded).toEqual([
+      expect.objectContaining({ file: 'test/unit/engine-setup.test.ts', test: 'an optional build > missing build', leftOut: true, reason: expect.stringMatching(/^engine no-such-engine unavailable/) }),
+    ]);
   });
 });
