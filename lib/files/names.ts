@@ -88,6 +88,17 @@ export const isSafeFilename = (name: string) => name !== '' && safeFilename(name
 /** Whether a folder is already safe (what `safeDir` leaves unchanged). */
 export const isSafeDir = (dir: string) => safeDir(dir) === dir;
 
+/**
+ * Output names are unique within a task: a name already in `used` (in the same folder) gets a
+ * number before its extension. Adds the name it returns to `used`.
+ */
+export function uniqueName(used: Set<string>, filename: string, dir?: string): string {
+  let name = filename;
+  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) name = numberedName(filename, n);
+  used.add(`${dir ?? ''}/${name}`);
+  return name;
+}
+
 /** `name` with `-n` before its extension, still within the length limit. */
 export function numberedName(name: string, n: number): string {
   const dot = name.lastIndexOf('.');

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Config } from '../config.js';
-import { numberedName, safeDir, safeFilename } from '../files/names.js';
+import { safeDir, safeFilename, uniqueName } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { redactError, redactText, secretValues } from '../redact.js';
@@ -73,14 +73,6 @@ function meter() {
     },
   });
   return { stream, result: () => ({ size, md5: md5.digest('hex') }) };
-}
-
-/** Output names are unique within a task: a repeated name gets a number. */
-function uniqueName(used: Set<string>, filename: string, dir?: string): string {
-  let name = filename;
-  for (let n = 1; used.has(`${dir ?? ''}/${name}`); n++) name = numberedName(filename, n);
-  used.add(`${dir ?? ''}/${name}`);
-  return name;
 }
 
 export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {

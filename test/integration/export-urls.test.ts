@@ -214,6 +214,19 @@ describe('export URLs', () => {
     expect(second!.headers.get('content-disposition')).toMatch(/^inline; filename="page.txt"/);
   });
 
+
+  it('serve each of two inputs that bring the same name, the later one numbered, neither overwritten', async () => {
+    const t = await runJob({
+      a: { operation: 'import/raw', file: 'optimized copy', filename: 'report.pdf' },
+      b: { operation: 'import/raw', file: 'retitled copy', filename: 'report.pdf' },
+      c: { operation: 'import/raw', file: 'third copy', filename: 'report.pdf' },
+      out: { operation: 'export/url', input: ['a', 'b', 'c'] },
+    });
+    const { task } = await shown(t.out!.id);
+    expect(task.result.files!.map((f) => f.filename)).toEqual(['report.pdf', 'report-1.pdf', 'report-2.pdf']);
+    const bodies = await Promise.all(task.result.files!.map(async (f) => (await download(f.url)).body.toString()));
+    expect(bodies).toEqual(['optimized copy', 'retitled copy', 'third copy']);
+  });
   it('answer HEAD with a redirect that HEAD can follow', async () => {
     const t = await runJob({
       raw: { operation: 'import/raw', file: '12345', filename: 'five.txt' },

@@ -9,6 +9,7 @@ import { implement } from '../../define.js';
 import { exportUrl } from './operation.js';
 import { writeArchive } from '../../archive/stream.js';
 import { outputKey } from '../../types.js';
+import { uniqueName } from '../../../files/names.js';
 
 export default implement(exportUrl, async (ctx) => {
   if (ctx.payload.archive_multiple_files && ctx.inputs.length > 1) {
@@ -16,10 +17,14 @@ export default implement(exportUrl, async (ctx) => {
     return { result: { files: [file] }, credits: 0 };
   }
 
+  // Two inputs may bring the same name (a PDF optimized and the same PDF retitled): the later one
+  // is numbered, as a task's own outputs are, so that no copy overwrites another.
   const files = [];
+  const used = new Set<string>();
   for (const input of ctx.inputs) {
-    const copied = await ctx.files.copy(input.key, outputKey(ctx.task.id, input.filename, input.dir));
-    files.push({ filename: input.filename, ...(input.dir ? { dir: input.dir } : {}), size: copied.size });
+    const filename = uniqueName(used, input.filename, input.dir);
+    const copied = await ctx.files.copy(input.key, outputKey(ctx.task.id, filename, input.dir));
+    files.push({ filename, ...(input.dir ? { dir: input.dir } : {}), size: copied.size });
   }
   return { result: { files }, credits: 0 };
 });
