@@ -129,7 +129,12 @@ export class Credits {
     for (let tries = 0; tries < HOLD_TRIES; tries++) {
       try {
         await this.deps.state.update(userKey(userId), { add: { credits: -amount, creditHolds: new Set([taskId]) } }, {
-          condition: { exists: true, atLeast: { credits: amount }, lacks: { creditHolds: taskId }, equals: { creditsUnlimited: null } },
+          condition: {
+            exists: true,
+            atLeast: { credits: amount },
+            lacks: { creditHolds: taskId },
+            anyOf: [{ equals: { creditsUnlimited: null } }, { equals: { creditsUnlimited: false } }],
+          },
         });
         return { kind: 'held' };
       } catch (err) {
