@@ -173,8 +173,26 @@ const schema = z.object({
   /** The account that API keys belong to, as `GET /v2/users/me` reports it. */
   ACCOUNT_USERNAME: z.string().min(1).default('local'),
   ACCOUNT_EMAIL: z.string().email().default('local@example.com'),
-  /** Credits a new account starts with; operations spend them. */
-  ACCOUNT_CREDITS: z.coerce.number().int().nonnegative().default(1_000_000),
+  /**
+   * The built-in account's balance when it is first used: a number of credits, or `unlimited` (the
+   * default: tasks are counted in the usage but never refused). Operators change it afterwards with
+   * lib/account/credits.ts `setCredits`.
+   */
+  ACCOUNT_CREDITS: z
+    .string()
+    .default('unlimited')
+    .transform((v, ctx): number | 'unlimited' => {
+      const value = v.trim().toLowerCase();
+      if (value === 'unlimited') return value;
+      if (/^\d{1,15}$/.test(value)) return Number(value);
+      ctx.addIssue({ code: 'custom', message: 'must be a whole number of credits (0 or more) or unlimited' });
+      return z.NEVER;
+    }),
+  /**
+   * Days the usage ledger (credits and tasks per user, day and operation) is kept after its day, long
+   * after the tasks themselves (24 hours): at least the longest range `GET /v2/users/me/usage` answers.
+   */
+  USAGE_RETENTION_DAYS: z.coerce.number().int().min(366).default(400),
 
   /**
    * Authentication of the Google-dialect APIs (label limits, migration assessment). `enforced` (the

@@ -9,3 +9,8 @@ export function trimEnd(text: string, char: string): string {
   while (end > 0 && text[end - 1] === char) end--;
   return text.slice(0, end);
 }
+
+/** `text` safe as HTML or XML content and as a quoted attribute value (`& < > " '` as character references). */
+export function escapeMarkup(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,4 +1,5 @@
 /** GET /v2/users/me: the account the API key belongs to. */
+import { creditsView } from '#lib/account/credits.js';
 import { Users, type UserRecord } from '#lib/auth/users.js';
 import { config } from '#lib/config.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
@@ -14,7 +15,7 @@ export function userView(user: UserRecord, baseUrl: string) {
     username: user.username,
     email: user.email,
     created_at: toIsoSeconds(user.createdAt),
-    credits: user.credits,
+    ...creditsView(user),
     links: { self: `${baseUrl}/v2/users/${user.id}` },
   };
 }

@@ -5,6 +5,7 @@
  */
 export const ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ['GET', '/v2/users/me'],
+  ['GET', '/v2/users/me/usage'],
   ['POST', '/v2/jobs'],
   ['GET', '/v2/jobs'],
   ['GET', '/v2/jobs/{id}'],

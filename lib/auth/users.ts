@@ -10,7 +10,12 @@ export interface UserRecord {
   id: number;
   username: string;
   email: string;
+  /** The balance (lib/account/credits.ts): what tasks reserve from and settle against. */
   credits: number;
+  /** Set: the balance is not counted (tasks are never refused for credits). */
+  creditsUnlimited?: boolean;
+  /** Tasks whose reservation is taken from the balance and not yet settled (a string set). */
+  creditHolds?: Set<string>;
   createdAt: string;
   [k: string]: unknown;
 }
@@ -18,10 +23,10 @@ export interface UserRecord {
 export interface UserDefaults {
   username: string;
   email: string;
-  credits: number;
+  credits: number | 'unlimited';
 }
 
-const userKey = (id: number) => ({ pk: `user#${id}`, sk: 'user' as const });
+export const userKey = (id: number) => ({ pk: `user#${id}`, sk: 'user' as const });
 
 export class Users {
   constructor(
@@ -32,7 +37,9 @@ export class Users {
   async get(id: number): Promise<UserRecord> {
     const found = await this.store.get<UserRecord>(userKey(id));
     if (found) return found;
-    const record: UserRecord = { ...userKey(id), id, ...this.defaults, createdAt: new Date().toISOString() };
+    const { credits, ...defaults } = this.defaults;
+    const balance = credits === 'unlimited' ? { credits: 0, creditsUnlimited: true } : { credits };
+    const record: UserRecord = { ...userKey(id), id, ...defaults, ...balance, createdAt: new Date().toISOString() };
     try {
       await this.store.put(record, { condition: { exists: false } });
       return record;

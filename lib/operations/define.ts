@@ -34,7 +34,7 @@ export interface EngineUse<P, E extends string = string> {
   /** The output format the engine is chosen for (`undefined`: whatever the engine makes of the input, e.g. the same format). */
   outputFormat(payload: P): string | undefined;
   /** Splits the input files into the ones to process and extras (default: all processed). */
-  partition?(ctx: OperationContext<P>): { files: InputFile[]; extras: InputFile[] };
+  partition?(ctx: Pick<OperationContext<P>, 'task' | 'payload' | 'inputs'>): { files: InputFile[]; extras: InputFile[] };
   /** The engine's metadata fields are the task result's own (`command`: `result.output`), not `result.metadata`. */
   resultFromMetadata?: true;
   /** Runs without the per-file engine machinery (archive streams its inputs itself). */

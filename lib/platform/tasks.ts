@@ -1,6 +1,11 @@
 /** The job and task services of one function instance, wired to the platform's adapters. */
 import { config } from '../config.js';
+import { reservationFor } from '../operations/credits.js';
 import { engineRegistry } from '../operations/engines.js';
+import { operationDefinition } from '../operations/index.js';
+import type { InputFile } from '../operations/types.js';
+import { TaskBilling } from '../tasks/billing.js';
+import type { TaskRecord } from '../tasks/model.js';
 import { processQueueOf } from '../tasks/routing.js';
 import { TaskLinks } from '../tasks/links.js';
 import { Scheduler } from '../tasks/scheduler.js';
@@ -8,6 +13,7 @@ import { TaskService } from '../tasks/service.js';
 import { TaskStore } from '../tasks/store.js';
 import { WebhookNotifier } from '../webhooks/events.js';
 import { webhookStore } from '../webhooks/platform.js';
+import { credits, usage } from './account.js';
 import { stateStore } from './clients.js';
 import { downloadUrls } from './download-urls.js';
 import { fileStore } from './files.js';
@@ -19,6 +25,7 @@ let scheduler: Scheduler | undefined;
 let service: TaskService | undefined;
 let notifier: WebhookNotifier | undefined;
 let links: TaskLinks | undefined;
+let billing: TaskBilling | undefined;
 
 export const taskStore = () => (store ??= new TaskStore(stateStore()));
 
@@ -43,6 +50,16 @@ export const webhookNotifier = () =>
     files: fileStore(),
   }));
 
+/** What a task reserves when it starts (lib/operations/credits.ts), with this process's engines. */
+const taskCost = (task: TaskRecord, inputs: readonly InputFile[]) => {
+  const definition = operationDefinition(task.operation);
+  return definition ? reservationFor(engineRegistry(), definition, task, inputs) : 0;
+};
+
+/** Credits reserved when a task starts and settled when it ends. */
+export const taskBilling = () =>
+  (billing ??= new TaskBilling({ store: taskStore(), credits: credits(), usage: usage(), estimate: taskCost, log: rootLogger().child({ component: 'billing' }) }));
+
 export const taskScheduler = () =>
   (scheduler ??= new Scheduler({
     store: taskStore(),
@@ -51,6 +68,7 @@ export const taskScheduler = () =>
     route: (task, inputs) => processQueueOf(engineRegistry(), task, inputs),
     onJobEnded: (job) => webhookNotifier().jobEnded(job),
     onTaskEnded: (task) => webhookNotifier().taskEnded(task),
+    settle: (task) => taskBilling().settle(task),
   }));
 
 export const taskService = () =>
@@ -62,4 +80,5 @@ export const taskService = () =>
     maxTaskSeconds: config().TASK_MAX_SECONDS,
     onJobCreated: (job, tasks) => webhookNotifier().jobCreated(job, tasks),
     onTaskCreated: (task) => webhookNotifier().taskCreated(task),
+    credits: credits(),
   }));

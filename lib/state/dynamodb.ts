@@ -57,6 +57,10 @@ class Expression {
       const name = this.name(attr);
       parts.push(`(attribute_not_exists(${name}) OR ${name} < ${this.value(n)})`);
     }
+    for (const [attr, n] of Object.entries(c.atLeast ?? {})) parts.push(`${this.name(attr)} >= ${this.value(n)}`);
+    for (const [attr, member] of Object.entries(c.holds ?? {})) parts.push(`contains(${this.name(attr)}, ${this.value(member)})`);
+    // contains() of an absent attribute is false, so its negation holds.
+    for (const [attr, member] of Object.entries(c.lacks ?? {})) parts.push(`NOT contains(${this.name(attr)}, ${this.value(member)})`);
     if (c.anyOf?.length) {
       const alternatives = c.anyOf.map((a) => this.condition(a)).filter(Boolean);
       if (alternatives.length) parts.push(`(${alternatives.map((a) => `(${a})`).join(' OR ')})`);
@@ -145,10 +149,12 @@ export class DynamoStateStore implements StateStore {
       .map(([k, v]) => `${x.name(k)} = ${x.value(v)}`);
     const add = Object.entries(update.add ?? {}).map(([k, v]) => `${x.name(k)} ${x.value(v)}`);
     const remove = (update.remove ?? []).map((k) => x.name(k));
+    const drop = Object.entries(update.delete ?? {}).map(([k, v]) => `${x.name(k)} ${x.value(v)}`);
     const clauses = [
       set.length ? `SET ${set.join(', ')}` : '',
       add.length ? `ADD ${add.join(', ')}` : '',
       remove.length ? `REMOVE ${remove.join(', ')}` : '',
+      drop.length ? `DELETE ${drop.join(', ')}` : '',
     ].filter(Boolean);
     if (!clauses.length) throw new Error('update with nothing to change');
     const ConditionExpression = x.condition(opts.condition);

@@ -27,6 +27,12 @@ export interface Condition {
   below?: Record<string, number>;
   /** Each attribute must be absent or below the given number. */
   absentOrBelow?: Record<string, number>;
+  /** Each attribute must exist and be at least the given number. */
+  atLeast?: Record<string, number>;
+  /** Each attribute must be a string set holding the given member. */
+  holds?: Record<string, string>;
+  /** Each attribute must be absent or a string set without the given member. */
+  lacks?: Record<string, string>;
   /** At least one of these conditions must hold (in addition to the parts above). */
   anyOf?: Condition[];
 }
@@ -38,6 +44,8 @@ export interface Update {
   remove?: string[];
   /** Numbers to add to, or string sets to add members to, atomically (created when absent). */
   add?: Record<string, number | Set<string>>;
+  /** Members to take out of string sets (a set left empty disappears). */
+  delete?: Record<string, Set<string>>;
 }
 
 export interface QueryOptions {

@@ -56,6 +56,13 @@ export interface TaskRecord extends Item {
   copyOf: string | null;
   /** Content stored at creation (import/raw, import/base64). */
   staged?: { filename: string; md5: string };
+  /**
+   * The credits the task reserved when it first started (lib/tasks/billing.ts), written once; `held`:
+   * taken from a counted balance (not an unlimited one).
+   */
+  reservation?: { credits: number; held: boolean };
+  /** When the task's credits were settled (charged, refunded, counted in the usage), once. */
+  settledAt?: string;
   /** Claim bookkeeping of the step consumers. */
   attempt?: number;
   leaseUntil?: number;

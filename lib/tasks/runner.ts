@@ -17,6 +17,7 @@ import { redactError, redactText, secretValues } from '../redact.js';
 import { RunElsewhere, TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
 import type { ProcessQueueName, QueueName } from '../queue/port.js';
 import { isEnded, type FileEntry, type TaskRecord } from './model.js';
+import type { TaskBilling } from './billing.js';
 import type { Scheduler } from './scheduler.js';
 import type { TaskStore } from './store.js';
 
@@ -34,6 +35,8 @@ export interface RunnerDeps {
    * the number of times it has been handed on so far. Consumers without it fail such a task.
    */
   forward?: (task: TaskRecord, queue: ProcessQueueName, hops: number) => Promise<void>;
+  /** Reserves the task's credits before it runs (lib/tasks/billing.ts); without it runs are not charged. */
+  billing?: Pick<TaskBilling, 'reserve'>;
   /** The queue this consumer reads (a task is never handed on to it). */
   queue?: QueueName;
   /** How many times this message's task was handed on already. */
@@ -136,6 +139,10 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     const implementation = deps.implementations[claimed.operation];
     if (!implementation) throw new TaskFailure('INTERNAL_ERROR', `This consumer cannot run ${claimed.operation}.`);
     const inputs = await inputFiles(claimed, store);
+    if (deps.billing && !(await deps.billing.reserve(claimed, attempt, inputs))) {
+      log.info('run stopped: the task ended before its credits were reserved');
+      return;
+    }
     const used = new Set<string>();
     const ctx: OperationContext = {
       task: claimed,

@@ -30,6 +30,11 @@ export interface SchedulerDeps {
    * when that end is recovered after a redelivery, so listeners see it at least once.
    */
   onTaskEnded?: (task: TaskRecord) => Promise<void>;
+  /**
+   * Settles an ended task's credits (lib/tasks/billing.ts), first thing after every end and again on
+   * recovery (it settles once); returns the task as settled.
+   */
+  settle?: (task: TaskRecord) => Promise<TaskRecord>;
 }
 
 export const INPUT_TASK_FAILED = { code: 'INPUT_TASK_FAILED', message: 'Input task has failed' };
@@ -73,7 +78,8 @@ export class Scheduler {
    * Everything that follows a task's end: its dependants, its secrets, its job. `recovering` when
    * it runs again for a task that had already ended (a redelivered message).
    */
-  async afterEnd(task: TaskRecord, recovering = false): Promise<void> {
+  async afterEnd(ended: TaskRecord, recovering = false): Promise<void> {
+    const task = this.deps.settle ? await this.deps.settle(ended) : ended;
     const scrubbed = scrubPayload(task.payload);
     if (scrubbed !== task.payload) await this.deps.store.setPayload(task.id, scrubbed);
     await this.deps.onTaskEnded?.(task);

@@ -3,10 +3,12 @@
  * cancel, retry, delete. Endpoints validate and render; this decides and writes.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { Credits } from '../account/credits.js';
 import { safeFilename } from '../files/names.js';
 import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
+import { minimumCredits } from '../operations/credits.js';
 import type { OperationDefinition } from '../operations/define.js';
 import { operationDefinition } from '../operations/index.js';
 import { outputKey, taskPrefix, uploadPrefix } from '../operations/types.js';
@@ -37,6 +39,8 @@ export interface TaskServiceDeps {
   /** Called once a job with its tasks, or a standalone task, is stored (webhooks). */
   onJobCreated?: (job: JobRecord, tasks: TaskRecord[]) => Promise<void>;
   onTaskCreated?: (task: TaskRecord) => Promise<void>;
+  /** Refuses a request the account's balance cannot start (402 CREDITS_EXCEEDED) before anything is stored. */
+  credits?: Pick<Credits, 'assertCanCreate'>;
 }
 
 /** Who created a job or task: the API key (webhooks can be assigned to keys) and the base URL of its links. */
@@ -123,6 +127,7 @@ export class TaskService {
   }
 
   async createJob(userId: number, plan: JobPlan, now = new Date(), origin: TaskOrigin = {}): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
+    await this.deps.credits?.assertCanCreate(userId, plan.tasks.map((t) => minimumCredits(t.spec)));
     const jobId = randomUUID();
     const ids = new Map(plan.tasks.map((t) => [t.name, randomUUID()]));
     const tasks = plan.tasks.map((t) => {
@@ -187,6 +192,7 @@ export class TaskService {
         fields: { input: missing.map((id) => `There is no task with id ${id}.`) },
       });
     }
+    await this.deps.credits?.assertCanCreate(userId, [minimumCredits(spec)]);
     const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf, origin: opts });
     await this.#prepare(task);
     await this.deps.store.createTask(task);

@@ -139,6 +139,28 @@ export class TaskStore {
     );
   }
 
+  /**
+   * Records the credits a task reserves (lib/tasks/billing.ts), once per task and only by the run that
+   * owns it; false when the run no longer owns the task or a reservation is there already.
+   */
+  reserve(id: string, attempt: number, reservation: NonNullable<TaskRecord['reservation']>): Promise<boolean> {
+    return this.#try(() =>
+      this.state.update(taskKey(id), { set: { reservation } }, { condition: { equals: { status: 'processing', attempt, reservation: null } } }),
+    );
+  }
+
+  /** Records the credits an ended task paid, once; undefined when it was settled already. */
+  async settle(id: string, credits: number): Promise<TaskRecord | undefined> {
+    try {
+      return await this.state.update<TaskRecord>(taskKey(id), { set: { credits, settledAt: new Date().toISOString() } }, {
+        condition: { exists: true, equals: { settledAt: null }, oneOf: { status: ['finished', 'error'] } },
+      });
+    } catch (err) {
+      if (err instanceof ConditionFailedError) return undefined;
+      throw err;
+    }
+  }
+
   /** Ends a run successfully; undefined when the run no longer owns the task. */
   async finish(id: string, attempt: number, result: TaskResult, extra: Partial<TaskRecord> = {}): Promise<TaskRecord | undefined> {
     return this.#end(id, { status: 'finished', result, percent: 100, ...extra }, { equals: { status: 'processing', attempt } });

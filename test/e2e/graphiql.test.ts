@@ -9,27 +9,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import chromium from '@sparticuz/chromium';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startPlatform } from '#lib/local/platform.js';
+import { launchBrowser } from '../support/browser.js';
 
-const CHROMIUM_FLAGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 let baseUrl: string;
 let browser: Browser;
-let userDataDir: string;
 const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
@@ -44,18 +32,12 @@ beforeAll(async () => {
     });
     baseUrl = platform.baseUrl;
   }
-  userDataDir = mkdtempSync(path.join(tmpdir(), 'graphiql-e2e-'));
-  browser = await puppeteer.launch({
-    executablePath: await chromium.executablePath(),
-    headless: true,
-    userDataDir,
-    args: CHROMIUM_FLAGS,
-  });
+  const launched = await launchBrowser();
+  cleanups.push(launched.close);
+  browser = launched.browser;
 }, 300_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 

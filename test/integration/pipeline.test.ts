@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/config.js';
 import { createLogger } from '#lib/log.js';
-import { archive, exportUrl, importStaged } from '../support/operations.js';
+import { archive, exportUrl, importStaged, untilAborted } from '../support/operations.js';
 import { TaskFailure, type Implementation } from '#lib/operations/types.js';
 import { planJob } from '#lib/tasks/plan.js';
 import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
@@ -125,20 +125,14 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('stops a run that is cancelled and keeps the cancellation', async () => {
-    let started!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    const slow: Implementation = (ctx) =>
-      new Promise((_, reject) => {
-        started();
-        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
-      });
+    const slow = untilAborted();
     const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
     }, []);
-    const run = runTask(task.id, deps({ 'import/raw': slow }, { leaseSeconds: 3 }));
-    await running;
+    const run = runTask(task.id, deps({ 'import/raw': slow.implementation }, { leaseSeconds: 3 }));
+    await slow.started;
     await service.cancel((await store.getTask(task.id))!);
     await run;
     expect(await store.getTask(task.id)).toMatchObject({ status: 'error', code: 'CANCELLED' });

@@ -30,6 +30,26 @@ describe('DynamoStateStore on dynalite', () => {
     ).rejects.toBeInstanceOf(ConditionFailedError);
   });
 
+  it('updates on a number at least a bound and on string-set membership, and takes members out', async () => {
+    const { store } = backend;
+    const key = { pk: 'balance', sk: 'user' };
+    await store.put({ ...key, credits: 3 });
+    const take = (id: string, n: number) =>
+      store.update(key, { add: { credits: -n, holds: new Set([id]) } }, { condition: { atLeast: { credits: n }, lacks: { holds: id } } });
+    expect(await take('a', 2)).toMatchObject({ credits: 1, holds: new Set(['a']) });
+    // The same member again, or more than there is: refused, nothing changed.
+    await expect(take('a', 1)).rejects.toBeInstanceOf(ConditionFailedError);
+    await expect(take('b', 2)).rejects.toBeInstanceOf(ConditionFailedError);
+    const giveBack = (id: string) => store.update(key, { add: { credits: 2 }, delete: { holds: new Set([id]) } }, { condition: { holds: { holds: id } } });
+    await expect(giveBack('b')).rejects.toBeInstanceOf(ConditionFailedError);
+    const after = await giveBack('a');
+    expect(after.credits).toBe(3);
+    // The emptied set is gone, and a member may be taken again.
+    expect(after.holds).toBeUndefined();
+    await expect(giveBack('a')).rejects.toBeInstanceOf(ConditionFailedError);
+    expect(await take('a', 3)).toMatchObject({ credits: 0 });
+  });
+
   it('hides expired items on get and query although the backend keeps them', async () => {
     const { store } = backend;
     await store.put({ pk: 'exp', sk: 'old', expiresAt: epochSeconds() - 10 });

@@ -26,6 +26,7 @@ import importOpenstack from '#lib/operations/import/openstack/run.js';
 import importUpload from '#lib/operations/import/upload/run.js';
 import importUrlRun from '#lib/operations/import/url/run.js';
 import { mergedFamilyTable, stepTable } from '#lib/operations/steps.js';
+import type { Implementation } from '#lib/operations/types.js';
 
 export const IMPORTS = stepTable('import', [importUrlRun, importRaw, importBase64, importUpload, importS3, importAzureBlob, importGoogleCloudStorage, importSftp, importOpenstack]);
 export const EXPORTS = stepTable('export', [exportUrlRun, exportUploadRun, exportS3, exportAzureBlob, exportGoogleCloudStorage, exportSftp, exportOpenstack]);
@@ -38,3 +39,15 @@ export const importStaged = IMPORTS['import/raw']!;
 export const exportUrl = EXPORTS['export/url']!;
 export const exportUpload = EXPORTS['export/upload']!;
 export const archive = PROCESSING_IMPLEMENTATIONS.archive!;
+
+/** An implementation that runs until its task is cancelled or times out; `started` resolves once it runs. */
+export function untilAborted(): { implementation: Implementation; started: Promise<void> } {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const implementation: Implementation = (ctx) =>
+    new Promise((_, reject) => {
+      started();
+      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+    });
+  return { implementation, started: running };
+}

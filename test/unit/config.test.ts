@@ -20,6 +20,17 @@ describe('configuration', () => {
     expect(c.AWS_ENDPOINT_URL_DYNAMODB).toBeUndefined();
   });
 
+  it('takes the built-in account\'s balance as a number of credits or unlimited, the default', () => {
+    expect(parseConfig(minimal).ACCOUNT_CREDITS).toBe('unlimited');
+    expect(parseConfig({ ...minimal, ACCOUNT_CREDITS: '250' }).ACCOUNT_CREDITS).toBe(250);
+    expect(parseConfig({ ...minimal, ACCOUNT_CREDITS: 'Unlimited' }).ACCOUNT_CREDITS).toBe('unlimited');
+    for (const bad of ['-5', 'plenty', '2.5']) {
+      expect(() => parseConfig({ ...minimal, ACCOUNT_CREDITS: bad })).toThrow('ACCOUNT_CREDITS: must be a whole number of credits (0 or more) or unlimited');
+    }
+    expect(parseConfig(minimal).USAGE_RETENTION_DAYS).toBe(400);
+    expect(() => parseConfig({ ...minimal, USAGE_RETENTION_DAYS: '30' })).toThrow(/USAGE_RETENTION_DAYS/);
+  });
+
   it('fails with the names of the missing or malformed settings', () => {
     const { STATE_TABLE: _omit, ...rest } = minimal;
     expect(() => parseConfig({ ...rest, RATE_LIMIT: 'many' })).toThrow(ConfigError);
