@@ -1,6 +1,7 @@
 /**
- * Users. An installation serves one account by default (id 1); keys belong to a user. The record is
- * created on first use with the configured name, e-mail and credit balance.
+ * Users. An installation serves one built-in account (id 1) whose record is created on first use with
+ * the configured name, e-mail and credit balance; more accounts are made with `npm run users`
+ * (lib/auth/accounts.ts). Keys and OAuth grants belong to a user.
  */
 import { ConditionFailedError, type StateStore } from '../state/port.js';
 
@@ -12,6 +13,10 @@ export interface UserRecord {
   email: string;
   credits: number;
   createdAt: string;
+  /** scrypt hash with its parameters (lib/auth/passwords.ts); absent: the account cannot sign in. */
+  passwordHash?: string;
+  /** Set when the account was disabled: its keys, tokens and sessions no longer work. */
+  disabledAt?: string;
   [k: string]: unknown;
 }
 
@@ -21,7 +26,14 @@ export interface UserDefaults {
   credits: number;
 }
 
-const userKey = (id: number) => ({ pk: `user#${id}`, sk: 'user' as const });
+/** The account that exists without being created (the ACCOUNT_* settings describe it). */
+export const BUILT_IN_USER_ID = 1;
+
+export const userKey = (id: number) => ({ pk: `user#${id}`, sk: 'user' as const });
+
+/** Whether a user's credentials may be used: the record exists (or is the built-in account, made on first use) and is not disabled. */
+export const isActiveUser = (id: number, record: UserRecord | undefined): boolean =>
+  record ? !record.disabledAt : id === BUILT_IN_USER_ID;
 
 export class Users {
   constructor(
@@ -32,6 +44,7 @@ export class Users {
   async get(id: number): Promise<UserRecord> {
     const found = await this.store.get<UserRecord>(userKey(id));
     if (found) return found;
+    if (id !== BUILT_IN_USER_ID) throw new Error(`there is no user ${id}`);
     const record: UserRecord = { ...userKey(id), id, ...this.defaults, createdAt: new Date().toISOString() };
     try {
       await this.store.put(record, { condition: { exists: false } });
