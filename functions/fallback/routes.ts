@@ -5,6 +5,14 @@
  */
 export const ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ['GET', '/v2/users/me'],
+  ['PATCH', '/v2/users/me'],
+  ['GET', '/oauth/authorize'],
+  ['POST', '/oauth/authorize'],
+  ['POST', '/oauth/token'],
+  ['POST', '/oauth/revoke'],
+  ['GET', '/.well-known/oauth-authorization-server'],
+  ['GET', '/account'],
+  ['POST', '/account'],
   ['POST', '/v2/jobs'],
   ['GET', '/v2/jobs'],
   ['GET', '/v2/jobs/{id}'],
