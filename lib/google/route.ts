@@ -8,7 +8,7 @@ import { config } from '../config.js';
 import { renderGoogleError } from '../http/dialects.js';
 import { route, type LambdaHandler } from '../http/route.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
-import { bearerCredentials } from '../platform/auth.js';
+import { bearerCredentials } from '../platform/credentials.js';
 import { googleAuth } from './auth.js';
 import { wireOf, type Wire } from './wire.js';
 

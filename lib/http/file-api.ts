@@ -3,7 +3,7 @@ import { ApiKeys } from '../auth/keys.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
 import { config } from '../config.js';
-import { bearerCredentials } from '../platform/auth.js';
+import { bearerCredentials } from '../platform/credentials.js';
 import { stateStore } from '../platform/clients.js';
 import { renderFileApiError } from './dialects.js';
 import { apiKeyAuth } from './middleware/api-key.js';
