@@ -115,15 +115,16 @@ export class TokenStore {
     const key = grantKey(userId, clientId);
     const at = now.toISOString();
     const existing = await this.store.get<GrantRecord>(key);
-    if (existing) {
-      const merged = [...new Set([...existing.scopes, ...scopes])];
-      return this.store.update<GrantRecord>(key, { set: { scopes: merged, updatedAt: at } }, { condition: { equals: { grantId: existing.grantId } } });
-    }
     const grant: GrantRecord = { ...key, grantId: randomBytes(12).toString('hex'), userId, clientId, scopes, createdAt: at, updatedAt: at };
     try {
-      await this.store.put(grant, { condition: { exists: false } });
-      return grant;
+      if (!existing) {
+        await this.store.put(grant, { condition: { exists: false } });
+        return grant;
+      }
+      const merged = [...new Set([...existing.scopes, ...scopes])];
+      return await this.store.update<GrantRecord>(key, { set: { scopes: merged, updatedAt: at } }, { condition: { equals: { grantId: existing.grantId } } });
     } catch (err) {
+      // Another approval made or revoked the grant meanwhile: start again from what is stored now.
       if (err instanceof ConditionFailedError) return this.approve(userId, clientId, scopes, now);
       throw err;
     }
