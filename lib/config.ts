@@ -195,6 +195,18 @@ const schema = z.object({
   USAGE_RETENTION_DAYS: z.coerce.number().int().min(366).default(400),
 
   /**
+   * OAuth 2.0 (lib/oauth): how long an authorization code can be exchanged, and how long access and
+   * refresh tokens live, in seconds. A refresh token is replaced by a new one at each use (rotation).
+   */
+  OAUTH_CODE_SECONDS: z.coerce.number().int().positive().max(600).default(60),
+  OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().positive().max(7 * 24 * 3600).default(3600),
+  OAUTH_REFRESH_TOKEN_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(30 * 24 * 3600),
+  /** How long a browser stays signed in to the sign-in, consent and account pages, in seconds. */
+  SESSION_SECONDS: z.coerce.number().int().positive().max(30 * 24 * 3600).default(12 * 3600),
+  /** Failed sign-ins allowed per e-mail address in a quarter of an hour; past it the form refuses until the quarter ends. */
+  SIGN_IN_MAX_FAILURES: z.coerce.number().int().positive().default(10),
+
+  /**
    * Authentication of the Google-dialect APIs (label limits, migration assessment). `enforced` (the
    * default, and what serverless.yml deploys): the bearer token (or `key`/`access_token` parameter) must
    * be an API key of this service holding one of the method's OAuth scopes
@@ -316,6 +328,11 @@ let cachedEngines: EngineConfig | undefined;
 export function engineConfig(): EngineConfig {
   cachedEngines ??= parseEngineConfig(process.env);
   return cachedEngines;
+}
+
+/** The built-in account's settings alone, for the command-line tools, which have no STATE_TABLE and the like. */
+export function accountConfig(env: Record<string, string | undefined> = process.env) {
+  return schema.pick({ ACCOUNT_USERNAME: true, ACCOUNT_EMAIL: true, ACCOUNT_CREDITS: true }).parse(env);
 }
 
 let cached: Config | undefined;

@@ -44,6 +44,8 @@ console.log(`
   file API     ${platform.baseUrl}/v2   (Authorization: Bearer <key>)
   Google APIs  ${platform.baseUrl}/v2beta/limits/label, ${platform.baseUrl}/v1/projects/…
   Google auth  ${googleAuthBanner(platform.googleAuthMode)}
+  OAuth 2.0    ${platform.baseUrl}/oauth/authorize, /oauth/token, /oauth/revoke   (npm run oauth -- clients create …)
+  account      ${platform.baseUrl}/account   (npm run users -- create …, or users -- password 1 for this account)
   API key      ${platform.apiKey}   (every scope: file API and Google APIs)
   data         ${dataDir}/
 ${engineBannerLines(newEngineRegistry(engineSettings)).join('\n')}

@@ -4,7 +4,7 @@
  * limiting), so the secret itself can never be read back.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { StateStore } from '../state/port.js';
+import { queryAll, type StateStore } from '../state/port.js';
 import { GOOGLE_SCOPE_BASE, SCOPES, isScope, type Scope } from './scopes.js';
 
 export interface ApiKeyRecord {
@@ -71,14 +71,7 @@ export class ApiKeys {
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    const out: ApiKeyRecord[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.store.query<ApiKeyRecord>('apikeys', { index: 'gsi1', cursor });
-      out.push(...page.items);
-      cursor = page.cursor;
-    } while (cursor);
-    return out;
+    return queryAll<ApiKeyRecord>(this.store, 'apikeys', { index: 'gsi1' });
   }
 
   /** Revokes the key with this id (or unique id prefix); returns its record, or undefined if none matched. */

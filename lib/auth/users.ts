@@ -1,6 +1,7 @@
 /**
- * Users. An installation serves one account by default (id 1); keys belong to a user. The record is
- * created on first use with the configured name, e-mail and credit balance.
+ * Users. An installation serves one built-in account (id 1) whose record is created on first use with
+ * the configured name, e-mail and credit balance; more accounts are made with `npm run users`
+ * (lib/auth/accounts.ts). Keys and OAuth grants belong to a user.
  */
 import { ConditionFailedError, type StateStore } from '../state/port.js';
 
@@ -17,6 +18,10 @@ export interface UserRecord {
   /** Tasks whose reservation is taken from the balance and not yet settled (a string set). */
   creditHolds?: Set<string>;
   createdAt: string;
+  /** scrypt hash with its parameters (lib/auth/passwords.ts); absent: the account cannot sign in. */
+  passwordHash?: string;
+  /** Set when the account was disabled: its keys, tokens and sessions no longer work. */
+  disabledAt?: string;
   [k: string]: unknown;
 }
 
@@ -26,7 +31,18 @@ export interface UserDefaults {
   credits: number | 'unlimited';
 }
 
+/** The account that exists without being created (the ACCOUNT_* settings describe it). */
+export const BUILT_IN_USER_ID = 1;
+
 export const userKey = (id: number) => ({ pk: `user#${id}`, sk: 'user' as const });
+
+/** Whether a user's credentials may be used: the record exists (or is the built-in account, made on first use) and is not disabled. */
+export const isActiveUser = (id: number, record: UserRecord | undefined): boolean =>
+  record ? !record.disabledAt : id === BUILT_IN_USER_ID;
+
+/** The record's fields for a starting balance: a number of credits, or not counted. */
+export const balanceFields = (credits: UserDefaults['credits']): Pick<UserRecord, 'credits' | 'creditsUnlimited'> =>
+  credits === 'unlimited' ? { credits: 0, creditsUnlimited: true } : { credits };
 
 export class Users {
   constructor(
@@ -37,9 +53,9 @@ export class Users {
   async get(id: number): Promise<UserRecord> {
     const found = await this.store.get<UserRecord>(userKey(id));
     if (found) return found;
+    if (id !== BUILT_IN_USER_ID) throw new Error(`there is no user ${id}`);
     const { credits, ...defaults } = this.defaults;
-    const balance = credits === 'unlimited' ? { credits: 0, creditsUnlimited: true } : { credits };
-    const record: UserRecord = { ...userKey(id), id, ...defaults, ...balance, createdAt: new Date().toISOString() };
+    const record: UserRecord = { ...userKey(id), id, ...defaults, ...balanceFields(credits), createdAt: new Date().toISOString() };
     try {
       await this.store.put(record, { condition: { exists: false } });
       return record;

@@ -4,12 +4,12 @@
  * `open` (the local default): every request passes, with any bearer token or none — Google's clients
  * always send some token, and a mismatched auth library may send none. `enforced`: the credential
  * (an `Authorization: Bearer` token, or the `access_token`/`oauth_token`/`key` parameter that
- * discovery clients send) must be an API key issued by this service (`npm run keys`) that holds one
- * of the method's OAuth scopes. Missing or unknown credentials are 401 UNAUTHENTICATED, a key
+ * discovery clients send) must be an API key issued by this service (`npm run keys`) or an access
+ * token of its OAuth server that holds one of the method's OAuth scopes. Missing or unknown credentials are 401 UNAUTHENTICATED, a key
  * without the scope 403 PERMISSION_DENIED, both in Google's error format with an ErrorInfo detail.
  */
 import type { MiddlewareObj } from '@middy/core';
-import type { ApiKeys } from '../auth/keys.js';
+import type { Credentials } from '../auth/credentials.js';
 import type { GoogleScope } from '../auth/scopes.js';
 import { ApiError } from '../errors.js';
 import { bearerToken } from '../http/middleware/api-key.js';
@@ -19,7 +19,8 @@ export type GoogleAuthMode = 'open' | 'enforced';
 
 export interface GoogleAuthOptions {
   mode: () => GoogleAuthMode;
-  keys: () => ApiKeys;
+  /** Verifies API keys and OAuth access tokens alike. */
+  credentials: () => Credentials;
   /** Any one of these is enough. */
   scopes: readonly GoogleScope[];
   /** The API's host name, the ErrorInfo domain (e.g. `drivelabels.googleapis.com`). */
@@ -51,9 +52,9 @@ export function googleAuth(opts: GoogleAuthOptions): MiddlewareObj<any, any, Err
           { headers: challenge, details: [errorInfo('CREDENTIALS_MISSING', { service: opts.service })] },
         );
       }
-      const record = await opts.keys().verify(token);
+      const record = await opts.credentials().verify(token);
       if (!record) {
-        throw new ApiError('UNAUTHENTICATED', 'Request had invalid authentication credentials: the token is not an active API key of this service.', {
+        throw new ApiError('UNAUTHENTICATED', 'Request had invalid authentication credentials: the token is not an active API key or access token of this service.', {
           headers: challenge,
           details: [errorInfo('ACCESS_TOKEN_TYPE_UNSUPPORTED', { service: opts.service })],
         });

@@ -3,18 +3,14 @@
  * the googleAuth guard; the core also gets the request's wire options (enum encoding, partial
  * response, pretty printing) and answers through `googleJson`.
  */
-import { ApiKeys } from '../auth/keys.js';
 import type { GoogleScope } from '../auth/scopes.js';
 import { config } from '../config.js';
 import { renderGoogleError } from '../http/dialects.js';
 import { route, type LambdaHandler } from '../http/route.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
-import { stateStore } from '../platform/clients.js';
+import { bearerCredentials } from '../platform/credentials.js';
 import { googleAuth } from './auth.js';
 import { wireOf, type Wire } from './wire.js';
-
-let keys: ApiKeys | undefined;
-const apiKeys = () => (keys ??= new ApiKeys(stateStore()));
 
 export interface GoogleRouteOptions {
   /** The API's host name, e.g. `rapidmigrationassessment.googleapis.com`. */
@@ -32,7 +28,7 @@ export function googleRoute(opts: GoogleRouteOptions, core: GoogleCore): LambdaH
     {
       render: renderGoogleError,
       body: opts.body ?? 'json',
-      guards: [googleAuth({ mode: () => config().GOOGLE_AUTH_MODE, keys: apiKeys, scopes: opts.scopes, service: opts.service })],
+      guards: [googleAuth({ mode: () => config().GOOGLE_AUTH_MODE, credentials: bearerCredentials, scopes: opts.scopes, service: opts.service })],
     },
     (req) => core(req, wireOf(req.searchParams)),
   );

@@ -88,3 +88,19 @@ export function renderGoogleError(err: ApiError): HttpResponse {
     body: { error: { code: status, message, status: googleStatus(err.reason), details } },
   };
 }
+
+/**
+ * OAuth 2.0 endpoints (token, revocation): RFC 6749 §5.2 `{"error","error_description"}`, never cached.
+ * `code` of the error is the OAuth error code when set; otherwise a client mistake is
+ * `invalid_request` (400) and anything unexpected a generic 500.
+ */
+export function renderOAuthError(err: ApiError): HttpResponse {
+  const internal = !err.expose;
+  const status = internal ? 500 : (err.status ?? (err.reason === 'UNAUTHENTICATED' ? 401 : 400));
+  const error = internal ? 'server_error' : (err.code ?? (err.reason === 'UNAUTHENTICATED' ? 'invalid_client' : 'invalid_request'));
+  return {
+    status,
+    headers: { 'cache-control': 'no-store', pragma: 'no-cache' },
+    body: { error, error_description: internal ? 'The server could not handle the request.' : err.message },
+  };
+}

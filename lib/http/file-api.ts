@@ -1,8 +1,9 @@
-/** Routes of the file-processing API (CloudConvert v2 dialect): API-key auth with scopes and rate limits. */
+/** Routes of the file-processing API (CloudConvert v2 dialect): API-key and OAuth token auth with scopes and rate limits. */
 import { ApiKeys } from '../auth/keys.js';
 import { RateLimiter } from '../auth/rate-limit.js';
 import type { Scope } from '../auth/scopes.js';
 import { config } from '../config.js';
+import { bearerCredentials } from '../platform/credentials.js';
 import { stateStore } from '../platform/clients.js';
 import { renderFileApiError } from './dialects.js';
 import { apiKeyAuth } from './middleware/api-key.js';
@@ -29,7 +30,7 @@ export function fileApiRoute<S extends RouteSchemas>(opts: FileApiRouteOptions<S
     {
       ...opts,
       render: renderFileApiError,
-      guards: [apiKeyAuth({ keys: apiKeys, limiter: rateLimiter, scope: opts.scope, counts: opts.rateLimited ?? false })],
+      guards: [apiKeyAuth({ credentials: bearerCredentials, limiter: rateLimiter, scope: opts.scope, counts: opts.rateLimited ?? false })],
     },
     (req) => {
       const { principal } = req;

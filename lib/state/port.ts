@@ -99,6 +99,18 @@ export interface StateStore {
   putMany(items: Item[]): Promise<void>;
 }
 
+/** Every item of a query, all pages read. For short lists (keys, accounts, clients, a user's grants). */
+export async function queryAll<T extends Item>(state: StateStore, pk: string, opts: Omit<QueryOptions, 'cursor'> = {}): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await state.query<T>(pk, { ...opts, cursor });
+    out.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  return out;
+}
+
 /** Epoch seconds, the unit of `expiresAt`. */
 export const epochSeconds = (date: Date | number = Date.now()): number =>
   Math.floor((typeof date === 'number' ? date : date.getTime()) / 1000);

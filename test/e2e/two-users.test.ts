@@ -2,13 +2,15 @@
  * Two users of one installation, each with their own API key, through the official `cloudconvert`
  * SDK and plain HTTP: every route that names a job, task or webhook answers the other user 404
  * (as if it did not exist), every list leaves the other user's items out, and nothing the other user
- * tries changes them. User B's key belongs to user 2; user A is the built-in user 1 of `npm start`.
+ * tries changes them. User A is the built-in user 1 of `npm start`; user B an account made as
+ * `npm run users -- create` makes one (user 2).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Accounts } from '#lib/auth/accounts.js';
 import { ApiKeys } from '#lib/auth/keys.js';
 import { SCOPES } from '#lib/auth/scopes.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
@@ -29,7 +31,10 @@ beforeAll(async () => {
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),
     'api-platform-local-state',
   );
-  const second = await new ApiKeys(state).create({ scopes: [...SCOPES], name: 'user two', userId: 2 });
+  // User B made as `npm run users -- create` makes an account, then given a key.
+  const accounts = new Accounts(state, { username: 'local', email: 'local@example.com', credits: 'unlimited' });
+  const { user } = await accounts.create({ email: 'b@example.com', username: 'B', password: 'b-password-123456' });
+  const second = await new ApiKeys(state).create({ scopes: [...SCOPES], name: 'user two', userId: user.id });
   a = { key: platform.apiKey, cc: cloudConvertClient(platform.apiKey, platform.baseUrl) };
   b = { key: second.key, cc: cloudConvertClient(second.key, platform.baseUrl) };
 

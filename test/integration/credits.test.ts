@@ -73,6 +73,9 @@ beforeEach(() => {
 let lastUser = 100;
 const newUser = async (balance: number | 'unlimited') => {
   const user = ++lastUser;
+  // An account as `npm run users -- create` stores one (only the built-in account 1 exists unmade).
+  const record: UserRecord = { ...userKey(user), id: user, username: `user ${user}`, email: `user${user}@example.com`, credits: 0, createdAt: new Date().toISOString() };
+  await backends.state.store.put(record);
   await credits.setCredits(user, balance);
   return user;
 };

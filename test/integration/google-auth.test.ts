@@ -1,12 +1,14 @@
 /**
- * Enforced authentication of the Google-dialect APIs: the credential must be an API key of this
- * service holding one of the method's OAuth scopes.
+ * Enforced authentication of the Google-dialect APIs: the credential must be an API key or an OAuth
+ * access token of this service holding one of the method's OAuth scopes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
 import { ApiKeys } from '#lib/auth/keys.js';
+import { OAuthClients } from '#lib/oauth/clients.js';
+import { TokenStore } from '#lib/oauth/tokens.js';
 import type * as Limits from '#functions/labels/limits.js';
 import type * as Api from '#functions/migration/api.js';
 
@@ -60,5 +62,22 @@ describe('enforced authentication', () => {
     expect((await label(bearer(keys.adminLabels!))).status).toBe(200);
     expect((await label({}, `name=limits%2Flabel&key=${encodeURIComponent(keys.labels!)}`)).status).toBe(200);
     expect((await location(bearer(keys.cloud!))).status).toBe(200);
+  });
+});
+
+describe('OAuth access tokens', () => {
+  it('are taken like API keys, with their granted scopes, and refused once their grant is revoked', async () => {
+    const tokens = new TokenStore(backend.store, { codeSeconds: 60, accessSeconds: 3600, refreshSeconds: 86400 });
+    const { client } = await new OAuthClients(backend.store).create({ name: 'Labels viewer', redirectUris: ['https://viewer.example/cb'] });
+    const scopes = ['https://www.googleapis.com/auth/drive.labels.readonly'];
+    const grant = await tokens.approve(1, client.id, scopes);
+    const { accessToken } = await tokens.issueImplicit({ userId: 1, clientId: client.id, grantId: grant.grantId }, scopes);
+    expect((await label(bearer(accessToken))).status).toBe(200);
+    expect((await label({}, `name=limits%2Flabel&access_token=${encodeURIComponent(accessToken)}`)).status).toBe(200);
+    expect((await location(bearer(accessToken))).status).toBe(403);
+    await tokens.revokeGrant(1, client.id);
+    const res = await label(bearer(accessToken));
+    expect(res.status).toBe(401);
+    expect(res.json.error.message).toContain('not an active API key or access token');
   });
 });

@@ -187,7 +187,7 @@ describe('unknown routes and methods', () => {
   it('is 405 with Allow for a known path and another method', async () => {
     const res = await call(mod.fallback, { method: 'DELETE', path: '/v2/users/me' });
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('GET');
+    expect(res.headers.allow).toBe('GET, PATCH');
     expect(res.json.code).toBe('METHOD_NOT_ALLOWED');
   });
 

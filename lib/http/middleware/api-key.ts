@@ -1,12 +1,13 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { ApiKeys } from '../../auth/keys.js';
+import type { Credentials } from '../../auth/credentials.js';
 import { rateHeaders, type RateLimiter } from '../../auth/rate-limit.js';
 import type { Scope } from '../../auth/scopes.js';
 import { ApiError } from '../../errors.js';
 import type { RouteContext, RouteRequest } from './context.js';
 
 export interface ApiKeyAuthOptions {
-  keys: () => ApiKeys;
+  /** Verifies API keys and OAuth access tokens alike. */
+  credentials: () => Credentials;
   limiter: () => RateLimiter;
   /** The scope the route needs. */
   scope: Scope;
@@ -20,12 +21,13 @@ export function bearerToken(headers: Record<string, string>): string | undefined
 }
 
 /**
- * `Authorization: Bearer <key>`: an unknown, revoked or missing key is 401, a key without the
- * route's scope is 403. Authenticated responses carry the key's rate-limit headers; routes that
- * count are refused with 429 and `Retry-After` once the window's allowance is spent.
+ * `Authorization: Bearer <key or access token>`: an unknown, revoked, expired or missing credential
+ * (or one of a disabled user) is 401, one without the route's scope is 403. Authenticated responses
+ * carry the rate-limit headers of the key (or of the token's OAuth grant); routes that count are
+ * refused with 429 and `Retry-After` once the window's allowance is spent.
  *
- * The key is verified before the rate counter is touched: a request with no valid key costs one
- * read and no write, and only a request the key may make (right scope) is counted.
+ * The credential is verified before the rate counter is touched: a request with no valid credential
+ * writes nothing, and only a request the credential may make (right scope) is counted.
  */
 export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Error, RouteContext> {
   return {
@@ -33,14 +35,15 @@ export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Err
       const http = request.context.http;
       const token = bearerToken(http.headers);
       if (!token) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
-      const record = await opts.keys().verify(token);
+      const record = await opts.credentials().verify(token);
       if (!record) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
       const limiter = opts.limiter();
       const permitted = record.scopes.includes(opts.scope);
       const rate = opts.counts && permitted ? await limiter.consume(record.keyId) : await limiter.peek(record.keyId);
       Object.assign(request.context.responseHeaders, rateHeaders(rate));
       if (!permitted) {
-        throw new ApiError('PERMISSION_DENIED', `This API key lacks the scope ${opts.scope}.`);
+        const what = record.kind === 'oauth' ? 'access token' : 'API key';
+        throw new ApiError('PERMISSION_DENIED', `This ${what} lacks the scope ${opts.scope}.`);
       }
       if (!rate.allowed) {
         throw new ApiError('RESOURCE_EXHAUSTED', 'Too many requests. Try again later.');

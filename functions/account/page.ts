@@ -1,0 +1,63 @@
+/**
+ * GET /account: the account page. Signed out, a sign-in form; signed in, the account, its usage of
+ * the last 30 days as a chart, and the applications the user authorized, each revocable. POST /account is every form of the page
+ * (`action`: sign-in, sign-out, revoke), checked against the session's CSRF token, answered with a
+ * 303 back to the page.
+ */
+import { accountPage, authorizedAppsPart, profilePart, signInPage, usagePart, type AuthorizedApp } from '#lib/account/page.js';
+import { usageRange } from '#lib/account/usage.js';
+import { usage } from '#lib/platform/account.js';
+import type { UserRecord } from '#lib/auth/users.js';
+import { route } from '#lib/http/route.js';
+import type { HttpRequest, HttpResponse } from '#lib/http/types.js';
+import type { ClientRecord } from '#lib/oauth/clients.js';
+import { oauthClients, signInDeps, tokenStore } from '#lib/platform/auth.js';
+import { errorPage, renderPageError, seeOther } from '#lib/web/html.js';
+import { postedForm, signedInUser, signInWithPassword } from '#lib/web/sign-in.js';
+
+async function authorizedApps(user: UserRecord): Promise<AuthorizedApp[]> {
+  const grants = await tokenStore().grants(user.id);
+  const clients = await Promise.all(grants.map((g) => oauthClients().get(g.clientId)));
+  return grants
+    .map((grant, i) => ({ grant, client: clients[i] }))
+    .filter((app): app is { grant: (typeof grants)[number]; client: ClientRecord } => app.client !== undefined)
+    .sort((a, b) => b.grant.updatedAt.localeCompare(a.grant.updatedAt));
+}
+
+async function show(req: HttpRequest): Promise<HttpResponse> {
+  const deps = signInDeps();
+  const session = await deps.sessions.ensure(req);
+  const user = await signedInUser(deps, session.record);
+  const csrf = session.record.csrf;
+  if (!user) return signInPage({ csrf, setCookie: session.setCookie });
+  // The last 30 days, as GET /v2/users/me/usage answers by default.
+  const { from, to } = usageRange({});
+  const [apps, report] = await Promise.all([authorizedApps(user), usage().report(user.id, from, to)]);
+  const parts = [profilePart(user), usagePart(report), authorizedAppsPart(apps, csrf)];
+  return accountPage({ user, csrf, parts, setCookie: session.setCookie });
+}
+
+async function act(req: HttpRequest): Promise<HttpResponse> {
+  const deps = signInDeps();
+  const posted = await postedForm(deps, req, 'Open your account page again.');
+  if ('refused' in posted) return posted.refused;
+  const { form, session } = posted;
+  const action = form.get('action');
+  if (action === 'sign-in') {
+    const result = await signInWithPassword(deps, req, form);
+    if (!result.ok) return signInPage({ csrf: session.csrf, error: result.message, status: result.status });
+    return seeOther('/account', { 'set-cookie': result.session.setCookie! });
+  }
+  if (action === 'sign-out') return seeOther('/account', { 'set-cookie': await deps.sessions.end(req) });
+  const user = await signedInUser(deps, session);
+  if (!user) return seeOther('/account');
+  if (action === 'revoke') {
+    const clientId = form.get('client_id') ?? '';
+    const revoked = await tokenStore().revokeGrant(user.id, clientId);
+    req.log.info('oauth grant revoked by the user', { userId: user.id, clientId, revoked });
+    return seeOther('/account');
+  }
+  return errorPage(400, 'Unknown action', 'The form asked for something this page does not do.');
+}
+
+export const handler = route({ render: renderPageError, body: 'raw' }, (req) => (req.method === 'POST' ? act(req) : show(req)));

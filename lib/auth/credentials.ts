@@ -1,0 +1,40 @@
+/**
+ * One check for every bearer credential: an API key (lib/auth/keys.ts) or an OAuth access token
+ * (lib/oauth/tokens.ts). Either way the answer is the user, the scopes, and the id requests are
+ * counted under for rate limits: the key's id, or `oauth-<grant id>` for tokens (a client's refreshed
+ * tokens share one allowance). A disabled user's keys and tokens are refused like unknown ones.
+ */
+import type { StateStore } from '../state/port.js';
+import type { TokenStore } from '../oauth/tokens.js';
+import { TOKEN_PREFIX } from '../oauth/tokens.js';
+import type { ApiKeys } from './keys.js';
+import { isActiveUser, userKey, type UserRecord } from './users.js';
+
+export interface Credential {
+  userId: number;
+  /** The API key's id, or `oauth-<grant id>`: what rate limits and webhook filters go by. */
+  keyId: string;
+  scopes: string[];
+  kind: 'api-key' | 'oauth';
+}
+
+export class Credentials {
+  constructor(
+    private readonly store: StateStore,
+    private readonly keys: ApiKeys,
+    private readonly tokens: TokenStore,
+  ) {}
+
+  async verify(bearer: string): Promise<Credential | undefined> {
+    if (bearer.startsWith(TOKEN_PREFIX.access)) {
+      const grant = await this.tokens.verifyAccessToken(bearer);
+      if (grant) return { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth' };
+      // An API key chosen to look like a token (`API_KEY=oat_… npm start`) is still a key.
+    }
+    const key = await this.keys.verify(bearer);
+    if (!key) return undefined;
+    const user = await this.store.get<UserRecord>(userKey(key.userId));
+    if (!isActiveUser(key.userId, user)) return undefined;
+    return { userId: key.userId, keyId: key.keyId, scopes: key.scopes, kind: 'api-key' };
+  }
+}

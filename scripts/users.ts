@@ -1,0 +1,105 @@
+/**
+ * Accounts (users) of the service.
+ *
+ *   npm run -s users -- create --email <address> --name <name> [--password-stdin] [--credits <n|unlimited>]
+ *       makes an account; prints its password once (a random one), or takes it from stdin; its balance
+ *       starts as the built-in account's (ACCOUNT_CREDITS, default unlimited) unless --credits says
+ *   npm run -s users -- credits <id|email> <n|unlimited>   sets the balance
+ *   npm run -s users -- list                          id, name, e-mail, created, state
+ *   npm run -s users -- disable <id|email>            its keys, tokens and sessions stop working
+ *   npm run -s users -- password <id|email> [--password-stdin]
+ *       sets a new password (printed once when random); the built-in account 1 needs one to sign in
+ *
+ * One entry per subcommand in `commands`. Locally it uses the state of `npm start` (scripts/cli.ts);
+ * for a deployed stage, pass `--table <name> [--region <region>]`.
+ */
+import { parseArgs } from 'node:util';
+import { AccountInputError } from '#lib/auth/accounts.js';
+import { generatePassword } from '#lib/auth/passwords.js';
+import { parseBalance, type Balance } from '#lib/account/credits.js';
+import { accountsOf, creditsOf, readStdin, runTool, STORE_OPTIONS } from './cli.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    email: { type: 'string' },
+    name: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
+    credits: { type: 'string' },
+    ...STORE_OPTIONS,
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+const [command, arg, value] = positionals;
+
+const usage = `usage: npm run -s users -- create --email <address> --name <name> [--password-stdin] [--credits <n|unlimited>]
+                        | list | disable <id|email> | password <id|email> [--password-stdin]
+                        | credits <id|email> <n|unlimited>
+                        [--table <name> --region <region>]`;
+
+/** A balance as typed (`--credits`, or the `credits` subcommand's value). */
+function balance(text: string | undefined): Balance | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseBalance(text);
+  if (parsed === undefined) throw new AccountInputError('credits', `a balance is a whole number of credits or unlimited, not ${text}`);
+  return parsed;
+}
+
+/** The password to set: from stdin, or a random one to print once. */
+async function newPassword(): Promise<{ password: string; generated: boolean }> {
+  if (!values['password-stdin']) return { password: generatePassword(), generated: true };
+  const password = await readStdin();
+  if (!password) throw new AccountInputError('password', 'no password on stdin');
+  return { password, generated: false };
+}
+
+process.exitCode = await runTool({
+  usage,
+  command,
+  help: values.help,
+  store: values,
+  inputErrors: [AccountInputError],
+  explain: (err) => (err instanceof AccountInputError && err.field !== 'user' ? `${err.field}: ${err.message}` : err.message),
+  commands: (store) => {
+    const accounts = accountsOf(store);
+    const named = async () => {
+      if (!arg) throw new AccountInputError('user', `give the account's id or e-mail address\n${usage}`);
+      const user = await accounts.resolve(arg);
+      if (!user) throw new AccountInputError('user', `no user ${arg} (see \`npm run users -- list\`)`);
+      return user;
+    };
+    return {
+      async create() {
+        if (!values.email || !values.name) throw new AccountInputError('user', `give --email and --name\n${usage}`);
+        const { password, generated } = await newPassword();
+        const { user } = await accounts.create({ email: values.email, username: values.name, password, credits: balance(values.credits) });
+        console.error(`created user ${user.id} (${user.email})${generated ? '; its password, shown this once:' : ''}`);
+        if (generated) process.stdout.write(password + '\n');
+      },
+      async list() {
+        for (const u of await accounts.list()) {
+          const credits = u.creditsUnlimited ? 'unlimited' : `${u.credits} credits`;
+          console.log([u.id, u.username, u.email, u.createdAt, credits, u.disabledAt ? `disabled ${u.disabledAt}` : 'active'].join('\t'));
+        }
+      },
+      async credits() {
+        const user = await named();
+        const to = balance(value);
+        if (to === undefined) throw new AccountInputError('credits', `give the balance: a number of credits or unlimited\n${usage}`);
+        const updated = await creditsOf(store).setCredits(user.id, to);
+        console.error(`user ${updated.id} (${updated.email}): ${updated.creditsUnlimited ? 'unlimited credits' : `${updated.credits} credits`}`);
+      },
+      async disable() {
+        const user = await accounts.disable((await named()).id);
+        console.error(`disabled user ${user.id} (${user.email})`);
+      },
+      async password() {
+        const user = await named();
+        const { password, generated } = await newPassword();
+        await accounts.setPassword(user.id, password);
+        console.error(`new password set for user ${user.id} (${user.email})${generated ? ', shown this once:' : ''}`);
+        if (generated) process.stdout.write(password + '\n');
+      },
+    };
+  },
+});
