@@ -55,7 +55,7 @@ describe('the platform under serverless-offline', () => {
 
     const wrongMethod = await fetch(`${platform.baseUrl}/v2/users/me`, { method: 'PUT' });
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, PATCH');
 
     const google = await fetch(`${platform.baseUrl}/v1/projects/p/locations/l/unknown`);
     expect(google.status).toBe(404);
