@@ -92,7 +92,15 @@ async function launch(installed: InstalledVersion, config: Config, log: Logger):
   // The profile in a folder of our own, removed when the browser goes and when the process exits
   // (a process that is killed before it can close the browser would otherwise leave it behind).
   const userDataDir = await mkdtemp(path.join(config.ENGINE_TMP_DIR || tmpdir(), 'chrome-profile-'));
-  const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
+  // Chrome's helper processes may still be writing into it just after the browser disconnects: retry,
+  // and never let a folder that could not go yet crash the process (it lies under the temp folder).
+  const removeProfile = () => {
+    try {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch (err) {
+      log.warn('browser profile not removed', { engine: 'chrome', error: (err as Error).message });
+    }
+  };
   process.once('exit', removeProfile);
   const started = performance.now();
   let browser: Browser;
