@@ -20,6 +20,9 @@ const executable = (name: string) =>
     .default(name)
     .transform((v) => v.trim() || name);
 
+/** First path segments the service serves itself: none of them can name a region. */
+const RESERVED_FIRST_SEGMENTS = new Set(['v1', 'v2', 'v2beta', 'sync', 'sandbox', 'graphql', 'oauth', 'account', '.well-known']);
+
 /** The engine families, one process function each in the deployed stack (lib/engines/families.ts). */
 export const ENGINE_FAMILIES = ['image', 'media', 'pdf', 'chromium', 'office'] as const;
 
@@ -160,6 +163,27 @@ const schema = z.object({
 
   /** Public base URL for `links.self`; when unset it is derived from each request's host. */
   PUBLIC_BASE_URL: optionalUrl,
+
+  /**
+   * The processing regions (comma-separated names). Each is reached at its own base, `/{region}/v2` and
+   * `/{region}/sync/v2`, the way the official SDKs reach `{region}.api.cloudconvert.com` (README,
+   * "Sandbox and regions"). A name is lower-case letters, digits and hyphens, and none may be a path
+   * the service already serves (`sandbox`, `sync`, `v1`, `v2`…).
+   */
+  REGIONS: z
+    .string()
+    .default('eu-central,us-east')
+    .transform((s) => [...new Set(s.split(',').map((r) => r.trim()).filter(Boolean))])
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(/^[a-z][a-z0-9-]{0,30}[a-z0-9]$/, 'region names are lower-case letters, digits and hyphens')
+            .refine((r) => !RESERVED_FIRST_SEGMENTS.has(r), 'is a path the service already serves'),
+        )
+        .min(1),
+    ),
 
   /** Job and task creations allowed per API key per window. */
   RATE_LIMIT: z.coerce.number().int().positive().default(600),

@@ -3,6 +3,7 @@
  * `email`. Each is validated (422 under its field); an e-mail address another account has is a 422
  * under `email`. Answers like GET /v2/users/me.
  */
+import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
 import { AccountInputError } from '#lib/auth/accounts.js';
 import { invalid } from '#lib/errors.js';
@@ -23,7 +24,7 @@ export const handler = fileApiRoute({ scope: 'user.write', bodyRequired: true, s
   try {
     const user = await accounts().update(req.principal.userId, req.body);
     req.log.info('account updated', { userId: user.id, fields: Object.keys(req.body) });
-    return json(200, { data: userView(user, req.baseUrl) });
+    return json(200, { data: userView(user, apiUrlOf(req)) });
   } catch (err) {
     if (err instanceof AccountInputError) throw invalid('The given data was invalid.', { [err.field]: [err.message] });
     throw err;

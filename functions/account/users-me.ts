@@ -1,4 +1,5 @@
 /** GET /v2/users/me: the account the API key belongs to. */
+import { apiUrlOf } from '#lib/http/api-base.js';
 import { creditsView } from '#lib/account/credits.js';
 import { Users, type UserRecord } from '#lib/auth/users.js';
 import { config } from '#lib/config.js';
@@ -24,5 +25,5 @@ export const handler = fileApiRoute({ scope: 'user.read', body: 'none' }, async 
   const c = config();
   users ??= new Users(stateStore(), { username: c.ACCOUNT_USERNAME, email: c.ACCOUNT_EMAIL, credits: c.ACCOUNT_CREDITS });
   const user = await users.get(req.principal.userId);
-  return json(200, { data: userView(user, req.baseUrl) });
+  return json(200, { data: userView(user, apiUrlOf(req)) });
 });

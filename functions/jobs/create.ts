@@ -1,4 +1,5 @@
 /** POST /v2/jobs: a job from a graph of named tasks. */
+import { apiUrlOf } from '#lib/http/api-base.js';
 import { config } from '#lib/config.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
@@ -11,5 +12,5 @@ export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bo
   const plan = planJob(req.body, userFetchPolicy(config()));
   const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
   const links = await taskLinks().for(tasks, req.baseUrl);
-  return json(201, { data: jobView(job, tasks, { baseUrl: req.baseUrl, include: parseInclude(req.query.include), links }) });
+  return json(201, { data: jobView(job, tasks, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
 });

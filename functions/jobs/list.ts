@@ -1,4 +1,5 @@
 /** GET /v2/jobs: the caller's jobs, newest first; `filter[status]`, `filter[tag]`, `include=tasks`. */
+import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
@@ -28,7 +29,7 @@ export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas:
   for (const job of items) {
     const tasks = include.has('tasks') ? await store.getTasks(job.taskIds) : undefined;
     const links = await taskLinks().for(tasks ?? [], req.baseUrl);
-    data.push(jobView(job, tasks, { baseUrl: req.baseUrl, include, links }));
+    data.push(jobView(job, tasks, { baseUrl: apiUrlOf(req), include, links }));
   }
   return json(200, listBody(req, data, page, perPage, hasMore));
 });

@@ -1,4 +1,5 @@
 /** POST /v2/{operation}: one standalone task (`input` names task ids). */
+import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
 import { ApiError } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
@@ -21,6 +22,6 @@ export const handler = fileApiRoute(
       baseUrl: req.baseUrl,
     });
     const links = await taskLinks().for([task], req.baseUrl);
-    return json(201, { data: taskView(task, { baseUrl: req.baseUrl, include: parseInclude(req.query.include), links }) });
+    return json(201, { data: taskView(task, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
   },
 );

@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { invalid } from '#lib/errors.js';
+import { apiUrlOf } from '#lib/http/api-base.js';
 import { apiKeys, fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { userFetchPolicy } from '#lib/net/address-policy.js';
@@ -41,5 +42,5 @@ export const handler = fileApiRoute({ scope: 'webhook.write', bodyRequired: true
   }
   const hook = await webhookStore().create({ userId: req.principal.userId, url: req.body.url, events: req.body.events, keyIds });
   req.log.info('webhook created', { webhookId: hook.id, events: hook.events });
-  return json(201, { data: webhookView(hook, req.baseUrl) });
+  return json(201, { data: webhookView(hook, apiUrlOf(req)) });
 });

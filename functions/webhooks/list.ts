@@ -1,5 +1,6 @@
 /** GET /v2/users/me/webhooks: the caller's webhook endpoints, newest first; `filter[url]`, `page`, `per_page`. */
 import * as z from 'zod';
+import { apiUrlOf } from '#lib/http/api-base.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { collectPage, listBody, pageQuery } from '#lib/tasks/http.js';
@@ -17,5 +18,5 @@ export const handler = fileApiRoute({ scope: 'webhook.read', body: 'none', schem
     page,
     perPage,
   );
-  return json(200, listBody(req, items.map((h) => webhookView(h, req.baseUrl)), page, perPage, hasMore));
+  return json(200, listBody(req, items.map((h) => webhookView(h, apiUrlOf(req))), page, perPage, hasMore));
 });

@@ -6,7 +6,11 @@ import { config } from '../config.js';
 import { bearerCredentials } from '../platform/credentials.js';
 import { stateStore } from '../platform/clients.js';
 import { renderFileApiError } from './dialects.js';
+import { apiBaseOf } from './api-base.js';
 import { apiKeyAuth } from './middleware/api-key.js';
+import type { RouteContext, RouteRequest } from './middleware/context.js';
+import type { MiddlewareObj } from '@middy/core';
+import { notFound } from '../errors.js';
 import { route, type RequestOf, type RouteOptions, type RouteSchemas } from './route.js';
 import type { HttpResponse, Principal } from './types.js';
 
@@ -30,7 +34,7 @@ export function fileApiRoute<S extends RouteSchemas>(opts: FileApiRouteOptions<S
     {
       ...opts,
       render: renderFileApiError,
-      guards: [apiKeyAuth({ credentials: bearerCredentials, limiter: rateLimiter, scope: opts.scope, counts: opts.rateLimited ?? false })],
+      guards: [apiBaseGuard(), apiKeyAuth({ credentials: bearerCredentials, limiter: rateLimiter, scope: opts.scope, counts: opts.rateLimited ?? false })],
     },
     (req) => {
       const { principal } = req;
@@ -39,4 +43,16 @@ export function fileApiRoute<S extends RouteSchemas>(opts: FileApiRouteOptions<S
       return core({ ...req, principal });
     },
   );
+}
+
+/** Which base (plain, sandbox, region) the request came through; a prefix that is none of ours is 404. */
+function apiBaseGuard(): MiddlewareObj<any, any, Error, RouteContext> {
+  return {
+    before(request: RouteRequest) {
+      const http = request.context.http;
+      const base = apiBaseOf(http.params.apiBase, config().REGIONS);
+      if (!base) throw notFound('Not found.');
+      http.apiBase = base;
+    },
+  };
 }

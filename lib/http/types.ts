@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import type { ApiBase } from './api-base.js';
 
 /** What a route's core sees: the request, parsed and validated, independent of the gateway. */
 export interface HttpRequest<Body = unknown, Query = Record<string, string>, Params = Record<string, string>> {
@@ -18,6 +19,8 @@ export interface HttpRequest<Body = unknown, Query = Record<string, string>, Par
   /** `scheme://host` the client used, for absolute links. */
   baseUrl: string;
   log: Logger;
+  /** The file API's base the request came through (sandbox, region), set by fileApiRoute. */
+  apiBase?: ApiBase;
   /** Set by the authentication middleware. */
   principal?: Principal;
 }

@@ -1,4 +1,5 @@
 /** A job answer shared by the get, wait and synchronous-create endpoints. */
+import { apiUrlOf } from '../http/api-base.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import { json } from '../http/types.js';
 import { taskLinks, taskStore } from '../platform/tasks.js';
@@ -29,5 +30,5 @@ export async function jobResponse(
     const url = exported && links.fileUrl(exported, 0);
     if (url) return { status: 302, headers: { location: url } };
   }
-  return json(opts.status ?? 200, { data: jobView(job, tasks, { baseUrl: req.baseUrl, include: parseInclude(req.query.include), links }) });
+  return json(opts.status ?? 200, { data: jobView(job, tasks, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
 }

@@ -1,4 +1,5 @@
 /** A task as an endpoint answers it, with what `include` asks for. */
+import { apiUrlOf } from '../http/api-base.js';
 import type { HttpRequest } from '../http/types.js';
 import { taskLinks, taskStore } from '../platform/tasks.js';
 import type { TaskRecord } from './model.js';
@@ -10,5 +11,5 @@ export async function taskResponse(task: TaskRecord, req: HttpRequest<unknown, u
   const related = include.has('depends_on_tasks') ? new Map((await store.getTasks(task.dependsOn)).map((t) => [t.id, t])) : undefined;
   const job = include.has('job') && task.jobId ? await store.getJob(task.jobId) : undefined;
   const links = await taskLinks().for([task, ...(related?.values() ?? [])], req.baseUrl);
-  return taskView(task, { baseUrl: req.baseUrl, include, related, job, links });
+  return taskView(task, { baseUrl: apiUrlOf(req), include, related, job, links });
 }

@@ -14,6 +14,7 @@ export function parseInclude(value: string | undefined): Set<Include> {
 const ts = (v: string | null | undefined) => (v ? toIsoSeconds(v) : null);
 
 export interface ViewContext {
+  /** Where `links.self` points: the service's address and the base the answer is for (`apiUrlOf`). */
   baseUrl: string;
   include: Set<Include>;
   /** Export URLs and upload forms, signed for this answer (`TaskLinks.for` over every task shown). */
