@@ -40,3 +40,16 @@ describe('the file API bases', () => {
     expect(err.headers?.allow).toBe('POST, GET');
   });
 });
+
+describe("the SDK's hosts, mapped to the bases (test/support/cloudconvert.ts, as the README shows)", () => {
+  it('maps every host the SDK builds', async () => {
+    const { localBase } = await import('../support/cloudconvert.js');
+    const here = 'http://localhost:4000';
+    expect(localBase('https://api.cloudconvert.com/v2/', here)).toBe(`${here}/v2/`);
+    expect(localBase('https://sync.api.cloudconvert.com/v2/', here)).toBe(`${here}/sync/v2/`);
+    expect(localBase('https://api.sandbox.cloudconvert.com/v2/', here)).toBe(`${here}/sandbox/v2/`);
+    expect(localBase('https://sync.api.sandbox.cloudconvert.com/v2/', here)).toBe(`${here}/sandbox/sync/v2/`);
+    expect(localBase('https://eu-central.api.cloudconvert.com/v2/', here)).toBe(`${here}/eu-central/v2/`);
+    expect(localBase('https://us-east.sync.api.cloudconvert.com/v2/', here)).toBe(`${here}/us-east/sync/v2/`);
+  });
+});
