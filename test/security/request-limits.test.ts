@@ -211,6 +211,15 @@ describe('JSON nesting depth of request bodies', () => {
     expect(ok.json.error.message).not.toMatch(/nest/i);
   });
 
+  it("refuses a Google list's pageToken holding deeply nested JSON with 400 INVALID_ARGUMENT", async () => {
+    for (const inner of [nested(5000, 'array'), `{"v":1,"h":"x","k":${nested(5000, 'mixed')}}`]) {
+      const pageToken = Buffer.from(inner).toString('base64url');
+      const res = await call(h.migration!, { method: 'GET', path: '/v1/projects/p/locations/us-central1/collectors', query: `pageToken=${pageToken}` });
+      expect(res.status, res.text.slice(0, 200)).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    }
+  });
+
   it('answers a deeply nested GraphQL variables object with a GraphQL error, not a 500', async () => {
     const yoga = createCreatureYoga({ store: state.store, logger: createLogger({}, { level: 'silent' }) });
     for (const variables of [nested(5000, 'object'), nested(3000, 'mixed'), nested(33, 'array')]) {
@@ -231,6 +240,10 @@ describe('rate limiting counts only verified keys', () => {
       ...Array.from({ length: 60 }, (_, i) => `key_${i.toString(36).padStart(20, 'x')}`),
       ...Array.from({ length: 60 }, () => crypto.randomUUID()),
       ...Array.from({ length: 60 }, (_, i) => 'A'.repeat(16 + i)),
+      // Shaped like OAuth access, refresh and code tokens.
+      ...Array.from({ length: 20 }, () => `oat_${crypto.randomUUID().replace(/-/g, '')}`),
+      ...Array.from({ length: 10 }, () => `ort_${crypto.randomUUID().replace(/-/g, '')}`),
+      ...Array.from({ length: 10 }, () => `oac_${crypto.randomUUID().replace(/-/g, '')}`),
       revokedKey,
     ];
     const body = '{"tasks":{"up":{"operation":"import/upload"}}}';
