@@ -97,30 +97,59 @@ const isHeadersField = (name: string) => name.toLowerCase().endsWith('headers');
 // ---------------------------------------------------------------------------------------------------
 // Text
 
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
+
 /** Characters that end a URL or a parameter value in free text. */
 const ENDS_URL = new Set([' ', '\t', '\n', '\r', '"', "'", '<', '>', '`', '\\']);
+/** Characters a URL parser drops wherever they are (WHATWG: ASCII tab and newline), so they do not end a URL's authority. */
+const DROPPED_IN_URL = new Set(['\t', '\n', '\r']);
+/**
+ * Where a URL's authority starts: after `scheme://`, and after `http:`, `https:`, `ws:`, `wss:` or
+ * `ftp:` followed by any slashes or backslashes, none included, since URL parsers read
+ * `https:user:pass@host` and `https:\\user:pass@host` as `https://user:pass@host`.
+ */
+const AUTHORITY_START = /(?:\b(?:https?|wss?|ftp):[/\\]*|:\/\/)/gi;
+
+/** Each URL authority in `text` that holds user-info: where it starts and where its last `@` is. */
+function userinfoSpans(text: string): Array<{ start: number; at: number }> {
+  const spans: Array<{ start: number; at: number }> = [];
+  let scannedTo = 0;
+  for (const m of text.matchAll(AUTHORITY_START)) {
+    const start = m.index + m[0].length;
+    if (start < scannedTo) continue;
+    let end = start;
+    let lastAt = -1;
+    for (; end < text.length; end++) {
+      const c = text[end]!;
+      if (DROPPED_IN_URL.has(c)) continue;
+      if (ENDS_URL.has(c) || c === '/' || c === '?' || c === '#') break;
+      if (c === '@') lastAt = end;
+    }
+    scannedTo = end;
+    if (lastAt > start) spans.push({ start, at: lastAt });
+  }
+  return spans;
+}
 
 /** `scheme://userinfo@` anywhere in the text: the user-info hidden. */
 function hideUserinfo(text: string): string {
   let out = '';
   let from = 0;
-  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
-    let end = at + 3;
-    let lastAt = -1;
-    while (end < text.length && !ENDS_URL.has(text[end]!) && text[end] !== '/' && text[end] !== '?' && text[end] !== '#') {
-      if (text[end] === '@') lastAt = end;
-      end++;
-    }
-    if (lastAt > at + 3) {
-      out += text.slice(from, at + 3) + HIDDEN;
-      from = lastAt;
-    }
+  for (const { start, at } of userinfoSpans(text)) {
+    out += text.slice(from, start) + HIDDEN;
+    from = at;
   }
   return from === 0 ? text : out + text.slice(from);
 }
 
 /** `?name=value`, `&name=value`, `#name=value` (any secret parameter name) and ` name=value` (secret field names). */
-const PARAM = /(^|[?&;#\s,(])([A-Za-z0-9_.-]{1,64})=([^&#;\s"'<>`\\,)]*)/g;
+const PARAM = /(^|[?&;#\s,(])([A-Za-z0-9_.%-]{1,64})=([^&#;\s"'<>`\\,)]*)/g;
 /** Whether a `name=value` follows a URL's `?`, `&` (also as `&amp;`), `;` or `#`: then URL parameter names count. */
 const isParamSeparator = (sep: string) => sep === '?' || sep === '&' || sep === ';' || sep === '#';
 /** `"name": "value"` in JSON-like text. */
@@ -128,15 +157,50 @@ const JSON_PAIR = /"([A-Za-z0-9_.-]{1,64})"(\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 /** An HTTP credential written out: `Bearer <token>`, `Basic <base64>`. */
 const SCHEME_CREDENTIAL = /\b(Bearer|Basic)(\s+)([A-Za-z0-9._~+/=-]{8,})/g;
 
+/**
+ * `Name: value` as in a header line or a printed object (`Authorization: Token …`, `{ password: 'x' }`)
+ * with a secret name: the value hidden, quoted or up to the end of the line (or `,`, `;`, `}`).
+ */
+const COLON_NAME = /(^|[\s{,(;])([A-Za-z0-9_-]{1,64}):[ \t]*/g;
+/** Where an unquoted `Name: value` value ends. */
+const ENDS_COLON_VALUE = new Set(['\r', '\n', ',', ';', '}']);
+
+function hideColonPairs(text: string): string {
+  let out = '';
+  let from = 0;
+  for (const m of text.matchAll(COLON_NAME)) {
+    const start = m.index + m[0].length;
+    if (start <= from || !isSecretField(m[2]!)) continue;
+    const quote = text[start] === "'" || text[start] === '"' ? text[start]! : '';
+    let end = start + quote.length;
+    if (quote) {
+      while (end < text.length && text[end] !== quote && text[end] !== '\n') end++;
+    } else {
+      while (end < text.length && !ENDS_COLON_VALUE.has(text[end]!)) end++;
+      while (end > start && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+    }
+    const value = text.slice(start + quote.length, end);
+    if (!value || value === HIDDEN || value.startsWith('//')) continue;
+    out += text.slice(from, start + quote.length) + HIDDEN;
+    from = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** Whether a parameter or field name is secret, also when percent-encoded (`%74oken`). */
+const secretName = (name: string, asParam: boolean) => {
+  const plain = name.includes('%') ? safeDecode(name) : name;
+  return asParam ? isSecretParam(plain) : isSecretField(plain);
+};
+
 function hideParams(text: string): string {
   return text
+    .replace(SCHEME_CREDENTIAL, (_all, scheme: string, space: string) => `${scheme}${space}${HIDDEN}`)
     .replace(PARAM, (all, sep: string, name: string, value: string) => {
       if (!value || value === HIDDEN) return all;
-      const secret = isParamSeparator(sep) ? isSecretParam(name) : isSecretField(name);
-      return secret ? `${sep}${name}=${HIDDEN}` : all;
+      return secretName(name, isParamSeparator(sep)) ? `${sep}${name}=${HIDDEN}` : all;
     })
-    .replace(JSON_PAIR, (all, name: string, colon: string, value: string) => (value && isSecretField(name) ? `"${name}"${colon}"${HIDDEN}"` : all))
-    .replace(SCHEME_CREDENTIAL, (_all, scheme: string, space: string) => `${scheme}${space}${HIDDEN}`);
+    .replace(JSON_PAIR, (all, name: string, colon: string, value: string) => (value && isSecretField(name) ? `"${name}"${colon}"${HIDDEN}"` : all));
 }
 
 /** `text` with every occurrence of the given secrets (as given, URL-encoded or JSON-escaped) hidden. */
@@ -152,7 +216,7 @@ export function hideSecrets(text: string, secrets: readonly string[]): string {
 
 /** Free text as it may be shown: known secrets, URL user-info, secret parameters and credentials hidden. */
 export function redactText(text: string, secrets: readonly string[] = []): string {
-  return hideParams(hideUserinfo(hideSecrets(text, secrets)));
+  return hideColonPairs(hideParams(hideUserinfo(hideSecrets(text, secrets))));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -199,14 +263,6 @@ export function redactValue(value: unknown, secrets: readonly string[] = [], dep
 // ---------------------------------------------------------------------------------------------------
 // The secret values of a payload, to find them in text
 
-const safeDecode = (s: string) => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};
-
 /** Every string below a value. */
 function stringsIn(value: unknown, out: string[], depth = 0): void {
   if (typeof value === 'string') out.push(value);
@@ -216,21 +272,15 @@ function stringsIn(value: unknown, out: string[], depth = 0): void {
 
 /** Secret values inside a text: URL user-info, secret parameters. */
 function secretsInText(text: string, out: string[]): void {
-  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
-    let end = at + 3;
-    while (end < text.length && !ENDS_URL.has(text[end]!) && !'/?#'.includes(text[end]!)) end++;
-    const authority = text.slice(at + 3, end);
-    const userAt = authority.lastIndexOf('@');
-    if (userAt > 0) {
-      const userinfo = authority.slice(0, userAt);
-      const colon = userinfo.indexOf(':');
-      if (colon >= 0) out.push(safeDecode(userinfo.slice(colon + 1)), userinfo.slice(colon + 1));
-      else out.push(safeDecode(userinfo), userinfo);
-    }
+  for (const { start, at } of userinfoSpans(text)) {
+    const userinfo = text.slice(start, at).replace(/[\t\n\r]/g, '');
+    const colon = userinfo.indexOf(':');
+    const secret = colon >= 0 ? userinfo.slice(colon + 1) : userinfo;
+    out.push(safeDecode(secret), secret, text.slice(start, at));
   }
   for (const m of text.matchAll(PARAM)) {
     const [, sep, name, value] = m as unknown as [string, string, string, string];
-    if (value && (isParamSeparator(sep) ? isSecretParam(name) : isSecretField(name))) out.push(safeDecode(value), value);
+    if (value && secretName(name, isParamSeparator(sep))) out.push(safeDecode(value), value);
   }
 }
 

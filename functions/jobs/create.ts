@@ -5,11 +5,13 @@ import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { userFetchPolicy } from '#lib/net/address-policy.js';
 import { taskLinks, taskService } from '#lib/platform/tasks.js';
-import { planJob } from '#lib/tasks/plan.js';
+import { checkWebhookUrl, planJob } from '#lib/tasks/plan.js';
 import { jobView, parseInclude } from '#lib/tasks/views.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bodyRequired: true }, async (req) => {
-  const plan = planJob(req.body, userFetchPolicy(config()));
+  const policy = userFetchPolicy(config());
+  const plan = planJob(req.body, policy);
+  await checkWebhookUrl(plan, policy);
   const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
   const links = await taskLinks().for(tasks, req.baseUrl);
   return json(201, { data: jobView(job, tasks, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });

@@ -9,7 +9,7 @@ import { fileApiRoute } from '#lib/http/file-api.js';
 import { userFetchPolicy } from '#lib/net/address-policy.js';
 import { taskService, taskStore } from '#lib/platform/tasks.js';
 import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
-import { planJob } from '#lib/tasks/plan.js';
+import { checkWebhookUrl, planJob } from '#lib/tasks/plan.js';
 import { OPERATIONS } from '#lib/operations/index.js';
 
 export const handler = fileApiRoute(
@@ -17,7 +17,9 @@ export const handler = fileApiRoute(
   async (req) => {
     const body = req.body as Record<string, unknown>;
     const redirect = body?.redirect === true;
-    const plan = planJob(body, userFetchPolicy(config()));
+    const policy = userFetchPolicy(config());
+    const plan = planJob(body, policy);
+    await checkWebhookUrl(plan, policy);
     if (redirect && !plan.tasks.some((t) => t.spec.servesDownloads)) {
       const exporting = OPERATIONS.filter((d) => 'servesDownloads' in d && d.servesDownloads).map((d) => d.name);
       throw invalid('The given data was invalid.', { redirect: [`redirect needs an ${exporting.join(' or ')} task in the job.`] });

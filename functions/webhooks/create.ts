@@ -10,7 +10,7 @@ import { apiUrlOf } from '#lib/http/api-base.js';
 import { apiKeys, fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { userFetchPolicy } from '#lib/net/address-policy.js';
-import { checkUrl, FetchFailedError } from '#lib/net/guarded-fetch.js';
+import { checkKeptUrl, FetchFailedError } from '#lib/net/guarded-fetch.js';
 import { WEBHOOK_EVENTS, webhookView } from '#lib/webhooks/model.js';
 import { webhookStore } from '#lib/webhooks/platform.js';
 
@@ -29,7 +29,7 @@ const body = z.object({
 export const handler = fileApiRoute({ scope: 'webhook.write', bodyRequired: true, schemas: { body } }, async (req) => {
   const c = config();
   try {
-    checkUrl(req.body.url, userFetchPolicy(c));
+    await checkKeptUrl(req.body.url, userFetchPolicy(c));
   } catch (err) {
     if (err instanceof FetchFailedError) throw invalid('The given data was invalid.', { url: [err.message] });
     throw err;

@@ -138,6 +138,8 @@ const FFMPEG_REFUSED_OPTIONS = new Set([
   'qsv_device',
   'vaapi_device',
   // what may be opened, and the network
+  'enable_drefs', // QuickTime data references: tracks whose samples are in other files
+  'use_absolute_path', // … named by absolute path
   'protocol_whitelist',
   'protocol_blacklist',
   'safe',
@@ -155,7 +157,7 @@ const FFMPEG_REFUSED_OPTIONS = new Set([
 /** Formats (`-f`) that follow references in a file, or are devices. */
 const FFMPEG_REFUSED_FORMATS = new Set(
   (
-    'concat hls applehttp dash webm_dash_manifest sdp rtp rtsp rtp_mpegts tee fifo fifo_test avisynth vapoursynth alsa pulse oss jack ' +
+    'concat hls applehttp dash imf webm_dash_manifest sdp rtp rtsp rtp_mpegts tee fifo fifo_test avisynth vapoursynth alsa pulse oss jack ' +
     'sndio openal v4l2 video4linux2 x11grab xcbgrab fbdev kmsgrab decklink libcdio iec61883 dv1394 libdc1394 caca sdl sdl2 opengl xv ' +
     'android_camera dshow avfoundation gdigrab vfwcap lavfi_file'
   ).split(' '),

@@ -10,15 +10,16 @@
  * `CommandArgumentError`, a 422 on `arguments`) when it could reach anything but the task's own files:
  * another absolute path, a parent folder (`..`), a URL or an FFmpeg protocol (`file:`, `concat:`,
  * `subfile,`…), options that read or write files named in their value or reach devices and the network
- * (`-filter_script`, `-report`, `-attach`, `-progress`, `-protocol_whitelist`…), formats that follow
- * references or open devices (`-f concat`, `hls`, `x11grab`…), filters that open files, load plugins or
+ * (`-filter_script`, `-report`, `-attach`, `-progress`, `-protocol_whitelist`, `-enable_drefs`…), formats that follow
+ * references or open devices (`-f concat`, `hls`, `dash`, `imf`, `x11grab`…), filters that open files, load plugins or
  * listen (`movie`, `subtitles`, `drawtext=textfile=`, `frei0r`, `zmq`…), and for ImageMagick and
  * GraphicsMagick `@file` arguments, `|command` names and coders other than the pattern generators.
  *
  * The check is pure (no tool is run), so task creation refuses bad arguments at once
  * (`validateCommand`). It is not the only guard: the tool runs confined like every engine
  * (confine.ts, no network, the task's work folder only), FFmpeg opens inputs through the `file`
- * protocol only, and an input that is a playlist or a concat list in disguise is refused before the run.
+ * protocol only, and an input that is a playlist, a concat list or a manifest in disguise (wherever FFmpeg's
+ * probe would find it) is refused before the run.
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -72,15 +73,24 @@ function executable(call: EngineCall<CommandArgs>): { file: string; lead: string
 
 /** First bytes of text formats FFmpeg would follow to other files (playlists, concat lists, manifests). */
 const REFERENCE_LISTS = ['#EXTM3U', '#EXT-X-', 'ffconcat', '<?xml', '<MPD', 'v=0', '[playlist]'];
+/**
+ * What FFmpeg's probes look for anywhere in the bytes they see (up to 1 MiB): a DASH manifest (`<MPD`
+ * with a DASH profile) and an IMF composition playlist. Either opens the files it names (`file:` URLs
+ * too), so a manifest after a comment or a blank line is as much a list of other files as one at the start.
+ */
+const PROBE_WINDOW = 1 << 20;
+const isReferenceListAnywhere = (lower: string) =>
+  (lower.includes('<mpd') && (lower.includes('dash:profile') || lower.includes('3gpp:pss:profile'))) || lower.includes('<compositionplaylist');
 
 async function checkInputContent(file: LocalFile): Promise<void> {
   const handle = await open(file.path, 'r');
   try {
-    const head = Buffer.alloc(256);
+    const head = Buffer.alloc(PROBE_WINDOW);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    const text = head.subarray(0, bytesRead).toString('latin1').replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart();
+    const window = head.subarray(0, bytesRead).toString('latin1');
+    const text = window.slice(0, 256).replace(/^\uFEFF|^\xEF\xBB\xBF/, '').trimStart();
     const ffconcat = text.startsWith('file ');
-    if (ffconcat || REFERENCE_LISTS.some((marker) => text.startsWith(marker))) {
+    if (ffconcat || REFERENCE_LISTS.some((marker) => text.startsWith(marker)) || isReferenceListAnywhere(window.toLowerCase())) {
       throw new EngineFailure('INVALID_INPUT', `${file.filename} is a playlist or a list of other files; command reads media files only.`);
     }
   } finally {

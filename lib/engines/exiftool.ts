@@ -13,7 +13,7 @@
  */
 import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { MetadataWriteArgs } from './metadata-tags.js';
+import { isWritableTag, type MetadataWriteArgs } from './metadata-tags.js';
 import type { EngineCall, EngineResult } from './call.js';
 import { EngineFailure } from './errors.js';
 import { mimeType } from './formats.js';
@@ -111,6 +111,9 @@ function errorLines(stderr: string): string[] {
 export async function writeMetadata(call: EngineCall<MetadataWriteArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const tags = call.payload.metadata;
+  // Checked at creation; checked again here, where a name becomes an exiftool argument.
+  const refused = Object.keys(tags).find((tag) => !isWritableTag(tag));
+  if (refused !== undefined) throw new EngineFailure('INVALID_INPUT', `${JSON.stringify(refused)} is not a metadata tag that can be written.`);
   const format = input!.format ?? 'bin';
   const [name] = call.names(format, 1);
   const out = call.output(name!);

@@ -45,11 +45,6 @@ export const METADATA_GROUPS = [
   'Keys',
 ] as const;
 
-/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
-export interface MetadataWriteArgs {
-  metadata: Record<string, string | number>;
-}
-
 /** Tag names, by the standard that defines them (several exist in more than one). */
 const TAGS_BY_STANDARD = {
   exif: [
@@ -96,27 +91,22 @@ const TAGS_BY_STANDARD = {
 
 export const METADATA_TAGS: readonly string[] = [...new Set(Object.values(TAGS_BY_STANDARD).flat())].sort();
 
-const GROUPS = new Map(METADATA_GROUPS.map((g) => [g.toLowerCase(), g]));
-const TAGS = new Map(METADATA_TAGS.map((t) => [t.toLowerCase(), t]));
+/**
+ * exiftool compares names ignoring ASCII case only; JavaScript's toLowerCase also folds other letters
+ * into ASCII ones (the Kelvin sign U+212A becomes `k`), so names are folded by hand: A-Z only.
+ */
+const foldCase = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+const GROUPS = new Map(METADATA_GROUPS.map((g) => [foldCase(g), g]));
+const TAGS = new Map(METADATA_TAGS.map((t) => [foldCase(t), t]));
 
-/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
-export interface MetadataWriteArgs {
-  metadata: Record<string, string | number>;
-}
-
-/** Whether `name` is `Tag` or `Group:Tag` with both parts on the allowlists (case-insensitive). */
+/** Whether `name` is `Tag` or `Group:Tag` with both parts on the allowlists (ignoring ASCII case, nothing else). */
 export function isWritableTag(name: string): boolean {
   const parts = name.split(':');
   if (parts.length > 2) return false;
   const tag = parts.pop()!;
   const group = parts[0];
-  if (group !== undefined && !GROUPS.has(group.toLowerCase())) return false;
-  return TAGS.has(tag.toLowerCase());
-}
-
-/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
-export interface MetadataWriteArgs {
-  metadata: Record<string, string | number>;
+  if (group !== undefined && !GROUPS.has(foldCase(group))) return false;
+  return TAGS.has(foldCase(tag));
 }
 
 /** Why a tag name is refused, naming it and the rule (for the 422). */
@@ -129,18 +119,8 @@ export function tagProblem(name: string): string | undefined {
   );
 }
 
-/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
-export interface MetadataWriteArgs {
-  metadata: Record<string, string | number>;
-}
-
 /** Longest value written into one tag. */
 export const MAX_TAG_VALUE_LENGTH = 10_000;
-
-/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
-export interface MetadataWriteArgs {
-  metadata: Record<string, string | number>;
-}
 
 /** Why a value is refused (control characters could end exiftool's argument line), if it is. */
 export function valueProblem(name: string, value: string | number): string | undefined {
@@ -152,11 +132,6 @@ export function valueProblem(name: string, value: string | number): string | und
     if ((c < 0x20 && c !== 0x09) || c === 0x7f) return `the value of ${name} must be one line of text without control characters.`;
   }
   return undefined;
-}
-
-/** What metadata/write's handlers read of a task's arguments: the tags, checked against the allowlist. */
-export interface MetadataWriteArgs {
-  metadata: Record<string, string | number>;
 }
 
 /** Discovery's description of the `metadata` argument. */

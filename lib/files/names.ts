@@ -3,9 +3,12 @@
  * arguments, object names under a storage prefix, archive entries) made safe to use as parts of object
  * keys, file-system paths and `result.files` entries. One rule, used wherever a name is derived from input:
  *
- * - `/` and `\` separate segments, also percent-encoded (`%2F`, `%5C`); a file name is the last segment;
- * - segments that are empty or only dots (`.`, `..`, `...`, also written `%2e`) are dropped, so nothing
- *   can name a parent folder and nothing starts with `/`;
+ * - `/` and `\` separate segments, also percent-encoded (`%2F`, `%5C`) and as the characters that read
+ *   as them and that Unicode normalization or Windows' best-fit code pages turn into them (fullwidth
+ *   `／` `＼`, `∕` division slash, `⁄` fraction slash, `⧸`, `∖`, `⧵`, `⧹`, `﹨`); a file name is the last segment;
+ * - segments that are empty or only dots and spaces (`.`, `..`, `. .`, also written `%2e`, and as the
+ *   compatibility forms of a dot: fullwidth `．`, `․`, `‥`, `…`) are dropped, so nothing can name a
+ *   parent folder (also where trailing dots and spaces are trimmed, as on Windows) and nothing starts with `/`;
  * - control characters (C0, DEL, C1), NUL, line and paragraph separators and bidirectional-text
  *   controls are removed;
  * - a segment is cut to 255 UTF-8 bytes (a file name keeps its extension), a folder to 1024 bytes;
@@ -20,12 +23,32 @@ const MAX_DIR_BYTES = 1024;
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 const ENCODED_SEPARATOR = /%(?:2f|5c)/gi;
-const SEPARATOR = /[/\\]/;
+/** `/`, `\` and the characters that read as them or become them in a normalization or a code page. */
+const SEPARATOR = /[/\\\u2044\u2215\u2216\u29f5\u29f8\u29f9\ufe68\uff0f\uff3c]/;
 
-/** Whether a segment names the current or a parent folder (or is nothing at all), also when percent-encoded. */
+/**
+ * Whether a segment names the current or a parent folder (or is nothing at all): only dots and
+ * spaces once percent-encoded dots are decoded and compatibility forms (`．`, `‥`, `％２ｅ`) normalized.
+ */
 function isDotSegment(segment: string): boolean {
-  const plain = segment.replace(/%2e/gi, '.').trim();
-  return plain === '' || /^\.+$/.test(plain);
+  return /^[.\s]*$/.test(segment.normalize('NFKC').replace(/%2e/gi, '.').replace(INVISIBLE, ''));
+}
+/** Characters that show as nothing (soft hyphen, zero-width spaces and joiners, word joiner, BOM): `.\u200b.` reads as `..`. */
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200d\u2060-\u2064\ufeff]|\u034f/g;
+
+/**
+ * Why an object name or prefix for the user's own storage (export `key`, `blob`, `file` and their
+ * `_prefix`) is refused, if it is: a `.` or `..` segment (also `%2e`), which URL handling resolves so
+ * that the object lands beside its bucket or container instead of in it, or a control character.
+ * The last segment of a prefix is the start of a name (`logs/.` matches `logs/.env`) and is not a segment.
+ */
+export function objectNameProblem(name: string, isPrefix = false): string | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters';
+  const segments = name.split('/');
+  if (isPrefix) segments.pop();
+  if (segments.some((s) => /^(?:\.|%2e){1,2}$/i.test(s))) return 'must not contain "." or ".." segments';
+  return undefined;
 }
 
 const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');

@@ -22,6 +22,7 @@ import {
   checkUrl,
   describeUrl,
   FetchFailedError,
+  ForbiddenAddressError,
   parseHost,
   portOf,
   type AddressPolicy,
@@ -217,6 +218,34 @@ export async function checkUrlResolved(
   } catch (err) {
     throw toFetchError(err, 'GET', url);
   }
+}
+
+/** How long a URL kept for later (`checkKeptUrl`) may take to resolve before it is left to the call. */
+const KEPT_URL_LOOKUP_MS = 2000;
+
+/**
+ * For a URL kept to be called later (a job's `webhook_url`, a webhook endpoint): `checkUrl`, and the
+ * addresses its name resolves to now (`localhost.localdomain`, a name in /etc/hosts, a public DNS name
+ * of 127.0.0.1). A forbidden address is refused; a name that does not resolve now, or not within two
+ * seconds, is left to the call, whose guarded client checks every address it dials again.
+ */
+export async function checkKeptUrl(input: string | URL, policy: AddressPolicy = {}): Promise<URL> {
+  const url = checkUrl(input, policy);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      checkUrlResolved(url, policy),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, KEPT_URL_LOOKUP_MS);
+        timer.unref();
+      }),
+    ]);
+  } catch (err) {
+    if (err instanceof ForbiddenAddressError) throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+  return url;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../engines/formats.js';
@@ -148,7 +149,7 @@ function asTaskFailure(err: unknown, engine: string, workDir: string, log: Logge
   const tool = err instanceof ToolError ? err : err instanceof Error && err.cause instanceof ToolError ? err.cause : undefined;
   if (tool) log.warn('engine tool failed', { engine, tool: tool.tool, exitCode: tool.exitCode, signal: tool.signal, stderr: tool.stderr });
   if (err instanceof TaskFailure) return err;
-  if (err instanceof EngineFailure) return engineFailure(err);
+  if (err instanceof EngineFailure) return engineFailure(err, path.dirname(workDir));
   if (err instanceof ToolError) {
     return new TaskFailure('CONVERSION_FAILED', err.tool === engine ? `${err.message}.` : `${engine}: ${err.message}.`, false, { cause: err });
   }
@@ -160,8 +161,33 @@ function asTaskFailure(err: unknown, engine: string, workDir: string, log: Logge
   return err;
 }
 
-/** The one mapping of an engine's own failure to the task's: its code and message, retried when passing. */
-const engineFailure = (err: EngineFailure) => new TaskFailure(err.code, err.message, err.retryable, { cause: err });
+/**
+ * The one mapping of an engine's own failure to the task's: its code and message, retried when passing.
+ * A message that quotes a library's or a tool's words may name a file under the engines' temporary
+ * folder (`tmpRoot`): each such path is shown as its last segment, a file name the client knows.
+ */
+const engineFailure = (err: EngineFailure, tmpRoot: string) => {
+  const message = withoutLocalPaths(err.message, tmpRoot);
+  return new TaskFailure(err.code, message, err.retryable, { cause: err });
+};
+
+/** Characters that end a path quoted in a message. */
+const ENDS_PATH = new Set([' ', '\t', '\n', '\r', '"', "'", '`', ',', ';', ')', ']', '>']);
+
+/** `message` with every path under `root` replaced by its last segment. */
+export function withoutLocalPaths(message: string, root: string): string {
+  if (root.length < 2) return message;
+  let out = '';
+  let from = 0;
+  for (let at = message.indexOf(root); at >= 0; at = message.indexOf(root, from)) {
+    let end = at + root.length;
+    while (end < message.length && !ENDS_PATH.has(message[end]!)) end++;
+    const local = message.slice(at, end).replace(/[.:]+$/, '');
+    out += message.slice(from, at) + (path.basename(local) || 'file');
+    from = at + local.length;
+  }
+  return out + message.slice(from);
+}
 
 /** The implementation of an operation on engines, with the handlers this function has for it. */
 export function engineOperation<P>(definition: OperationDefinition, handlers: Readonly<Record<string, EngineHandler<P>>>): Implementation<P> {
@@ -176,7 +202,7 @@ export function engineOperation<P>(definition: OperationDefinition, handlers: Re
       return await run(ctx as unknown as OperationContext<Args>);
     } catch (err) {
       // Limits checked before an engine runs (limits.ts) fail the same way as the engine itself.
-      throw err instanceof EngineFailure ? engineFailure(err) : err;
+      throw err instanceof EngineFailure ? engineFailure(err, ctx.config.ENGINE_TMP_DIR || tmpdir()) : err;
     }
   };
 }

@@ -3,6 +3,7 @@
  * connection of each service, object names and prefixes, the one-of rule for `name`/`name_prefix`.
  */
 import * as z from 'zod';
+import { objectNameProblem } from '../files/names.js';
 import { AZURE_ACCOUNT_NAME } from '../storage/port.js';
 import { common, filename } from './fields.js';
 
@@ -15,8 +16,13 @@ export const httpUrl = (what: string) =>
     .refine((u) => /^https?:\/\//i.test(u), 'must be an http or https URL');
 
 export const secret = (what: string) => z.string().min(1, `the ${what} is required`).max(8192);
-export const objectName = z.string().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters');
-export const prefix = z.string().max(1024, 'must be at most 1024 characters');
+/** An object name or prefix in the user's storage: no `.`/`..` segment, no control character (lib/files/names.ts). */
+const objectNameRule = (isPrefix: boolean) => (name: string, ctx: z.RefinementCtx) => {
+  const problem = objectNameProblem(name, isPrefix);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+};
+export const objectName = z.string().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters').superRefine(objectNameRule(false));
+export const prefix = z.string().max(1024, 'must be at most 1024 characters').superRefine(objectNameRule(true));
 /** Metadata and tag values: strings (numbers and booleans are written as text). */
 export const stringMap = (keys: z.ZodString) =>
   z.record(keys, z.union([z.string(), z.number(), z.boolean()]).transform(String));
@@ -49,7 +55,7 @@ export const s3Connection = {
     .string()
     .min(1, 'the bucket name is required')
     .max(255)
-    .refine((b) => !/[/\s]/.test(b), 'must be a bucket name, without slashes or spaces'),
+    .refine((b) => !/[/\s]/.test(b) && !/^\.+$/.test(b), 'must be a bucket name, without slashes or spaces, not only dots'),
   region: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be a region name such as eu-central-1'),
   endpoint: httpUrl('S3-compatible API').optional(),
   access_key_id: secret('access key id'),
@@ -175,7 +181,7 @@ export const openstackConnection = {
     .string()
     .min(1, 'the container name is required')
     .max(256)
-    .refine((c) => !c.includes('/'), 'must be a container name, without "/"'),
+    .refine((c) => !c.includes('/') && !/^\.+$/.test(c), 'must be a container name, without "/", not only dots'),
   project_name: optionalName,
   tenant_name: optionalName,
   project_id: optionalName,

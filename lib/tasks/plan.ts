@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ApiError } from '../errors.js';
 import { checkUrl, FetchFailedError, type AddressPolicy } from '../net/address-policy.js';
+import { checkKeptUrl } from '../net/guarded-fetch.js';
 import type { OperationDefinition } from '../operations/define.js';
 import { engineProblems } from '../operations/engine-check.js';
 import { operationDefinition } from '../operations/index.js';
@@ -92,7 +93,7 @@ const jobBody = z.object({
  * `urlPolicy` is the address policy a job's `webhook_url` must pass when the job is created (scheme
  * http/https, no loopback, private, link-local or metadata address literal, no `localhost` or metadata
  * name); the default is the strictest. Names are not resolved here: the delivery's guarded client
- * checks every address it dials.
+ * checks every address it dials; `checkWebhookUrl` adds what the name resolves to now.
  */
 export function planJob(body: unknown, urlPolicy: AddressPolicy = {}): JobPlan {
   const errors: Errors = {};
@@ -141,6 +142,20 @@ export function planJob(body: unknown, urlPolicy: AddressPolicy = {}): JobPlan {
   }
   if (Object.keys(errors).length) throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', { fields: errors });
   return { tasks, tag: meta.data?.tag ?? null, webhookUrl: meta.data?.webhook_url ?? null };
+}
+
+/**
+ * A planned job's `webhook_url` with its name resolved (`checkKeptUrl`): a name that resolves to a
+ * loopback, private or metadata address is a 422 naming `webhook_url`, as a literal address is.
+ */
+export async function checkWebhookUrl(plan: JobPlan, urlPolicy: AddressPolicy = {}): Promise<void> {
+  if (!plan.webhookUrl) return;
+  try {
+    await checkKeptUrl(plan.webhookUrl, urlPolicy);
+  } catch (err) {
+    if (!(err instanceof FetchFailedError)) throw err;
+    throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', { fields: { webhook_url: [err.message] } });
+  }
 }
 
 /** A cycle among the tasks' inputs, as the list of names around it, if there is one. */

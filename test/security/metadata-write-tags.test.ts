@@ -51,6 +51,21 @@ const TRICKS: Array<[tag: string, value: string]> = [
   ['Artist#', 'raw'],
   ['EXIF:all', ''],
   ['TagsFromFile', '/etc/passwd'],
+  // Held-out variants: other spellings, copy and list syntax, more pseudo-tags, non-ASCII names.
+  ['FILENAME', `pwned-${marker}-upper.jpg`],
+  ['XMP-xmp:FileName', outside('xmp-xmp.jpg')],
+  ['FileName<Artist', ''],
+  ['Artist+', 'appended'],
+  [' Artist', 'leading space'],
+  ['Geotime', 'now'],
+  ['FileCreateDate', '2000:01:01 00:00:00'],
+  ['MDItemFinderComment', 'x'],
+  ['XAttrQuarantine', 'x'],
+  ['TestDir', outside('testdir')],
+  // The Kelvin sign (U+212A) lower-cases to an ASCII k in JavaScript, never in exiftool.
+  ['\u212Aeywords', 'kelvin'],
+  ['IFD0:Ma\u212Ae', 'kelvin'],
+  ['\uFF21rtist', 'fullwidth'],
 ];
 
 /** Every path below `root` with its kind and size (what "nothing was created or moved" compares). */
@@ -210,7 +225,7 @@ exiftool.describe('POST /v2/jobs and POST /v2/metadata/write', () => {
       pathParameters,
     });
 
-  it.each(TRICKS.slice(0, 12))('answer 422 INVALID_DATA naming %s', async (tag, value) => {
+  it.each(TRICKS)('answer 422 INVALID_DATA naming %s', async (tag, value) => {
     const job = await post(jobsCreate, '/v2/jobs', {
       tasks: {
         photo: { operation: 'import/url', url: 'https://example.com/photo.jpg' },

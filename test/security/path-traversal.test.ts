@@ -97,17 +97,19 @@ const hasDotSegment = (key: string) => key.split(/[/\\]/).some((s) => s === '.' 
 /** What a client could be tricked by in a file name: separators, dot names, control characters, also once URL-decoded. */
 function expectSafeFilename(name: string | undefined) {
   expect(name).toBeTypeOf('string');
-  const forms = [name!];
+  // As given, URL-decoded, and as a client that normalizes Unicode (NFKC) would see it.
+  const forms = [name!, name!.normalize('NFKC')];
   try {
-    forms.push(decodeURIComponent(name!));
+    forms.push(decodeURIComponent(name!), decodeURIComponent(name!.normalize('NFKC')));
   } catch {
     // not percent-encoded
   }
   for (const form of forms) {
-    expect(form, JSON.stringify(name)).not.toMatch(/[/\\]/);
+    // `/`, `\\` and what reads as them or becomes them in Windows' best-fit code pages.
+    expect(form, JSON.stringify(name)).not.toMatch(/[/\\\u2044\u2215\u2216\u29f5\u29f8\u29f9\ufe68\uff0f\uff3c]/);
     // eslint-disable-next-line no-control-regex
     expect(form, JSON.stringify(name)).not.toMatch(/[\u0000-\u001f\u007f]/);
-    expect(['', '.', '..'], JSON.stringify(name)).not.toContain(form.trim());
+    expect(form.replace(/[\s\u200b-\u200d\ufeff]/g, ''), JSON.stringify(name)).not.toMatch(/^\.*$/);
   }
 }
 
@@ -177,6 +179,12 @@ beforeAll(async () => {
       '/cd/windows': 'attachment; filename="..\\\\..\\\\win.txt"',
       '/cd/controls': "attachment; filename*=UTF-8''..%2Fev%07il%00.txt",
       '/cd/absolute': 'attachment; filename="/etc/passwd"',
+      // Fullwidth dots and solidus (．．／．．／a.txt), division slashes (..∕..∕a.txt), a two-dot leader, dots and spaces.
+      '/cd/fullwidth': "attachment; filename*=UTF-8''%EF%BC%8E%EF%BC%8E%EF%BC%8F%EF%BC%8E%EF%BC%8E%EF%BC%8Fa.txt",
+      '/cd/division-slash': "attachment; filename*=UTF-8''..%E2%88%95..%E2%88%95a.txt",
+      '/cd/leader': "attachment; filename*=UTF-8''%E2%80%A5",
+      '/cd/dot-space': 'attachment; filename=". ."',
+      '/cd/zero-width': "attachment; filename*=UTF-8''.%E2%80%8B.",
     };
     const disposition = dispositions[req.url ?? ''];
     res.writeHead(200, { 'content-type': 'text/plain', ...(disposition ? { 'content-disposition': disposition } : {}) });
@@ -341,6 +349,11 @@ describe('import/url', () => {
     ['Content-Disposition with backslashes', '/cd/windows'],
     ['Content-Disposition with encoded control characters', '/cd/controls'],
     ['Content-Disposition with an absolute path', '/cd/absolute'],
+    ['Content-Disposition with fullwidth dots and solidus', '/cd/fullwidth'],
+    ['Content-Disposition with division slashes', '/cd/division-slash'],
+    ['Content-Disposition of a two-dot leader', '/cd/leader'],
+    ['Content-Disposition of dots and a space', '/cd/dot-space'],
+    ['Content-Disposition of dots around a zero-width space', '/cd/zero-width'],
     ['a URL path ending in %2e%2e', '/files/%2e%2e'],
     ['a URL path ending in ..%2F..%2Fb.txt', '/files/..%2F..%2Fb.txt'],
     ['a URL path ending in an encoded NUL', '/files/a%00b.txt'],
@@ -359,7 +372,11 @@ describe('import/url', () => {
 // import/raw and import/base64
 
 describe('import/raw and import/base64', () => {
-  it.each(['../x', '..', '.', '/etc/x', '..\\x', 'a\u0000b.txt', 'a\u0007b.txt', 'line\nbreak.txt', 'invoice\u202Efdp.exe', ' '])(
+  it.each([
+    '../x', '..', '.', '/etc/x', '..\\x', 'a\u0000b.txt', 'a\u0007b.txt', 'line\nbreak.txt', 'invoice\u202Efdp.exe', ' ',
+    // Unicode forms of dots and separators, dots with spaces or invisible characters between them.
+    '\uff0e\uff0e', '\uff0e\uff0e\uff0fx', '..\u2215x', '..\u2044x', '..\u29f8x', '..\uff3cx', '\u2025', '\u2026', '. .', '.. ', '.\u200b.', '\uff05\uff12\uff45\uff05\uff12\uff45',
+  ])(
     'refuses the filename %j with 422 INVALID_DATA and stores nothing',
     async (filename) => {
       for (const operation of ['import/base64', 'import/raw']) {
@@ -424,16 +441,66 @@ describe('import/s3 with key_prefix and export/s3 of what it imported', () => {
   });
 
   it('names a single imported object safely from its key or filename', async () => {
-    await userS3.client.send(new PutObjectCommand({ Bucket: userS3.bucket, Key: 'single/..', Body: 'dots' }));
+    await userS3.client.send(new PutObjectCommand({ Bucket: userS3.bucket, Key: 'single/..%2F..', Body: 'dots' }));
     const { a, b } = await runJob({
-      a: { operation: 'import/s3', ...userS3.taskArgs({ key: 'single/..' }) },
-      b: { operation: 'import/s3', ...userS3.taskArgs({ key: 'single/..', filename: 'named.txt' }) },
+      a: { operation: 'import/s3', ...userS3.taskArgs({ key: 'single/..%2F..' }) },
+      b: { operation: 'import/s3', ...userS3.taskArgs({ key: 'single/..%2F..', filename: 'named.txt' }) },
     });
     for (const t of [a!, b!]) {
       expect(t.status, JSON.stringify(t)).toBe('finished');
       await expectConfined(t);
     }
     expect(b!.result!.files![0]!.filename).toBe('named.txt');
+  });
+});
+
+describe('object names and prefixes in the user\'s storage', () => {
+  const s3 = { bucket: 'mine', region: 'us-east-1', access_key_id: 'AKIAEXAMPLE', secret_access_key: 'secret-example' };
+  const azure = { storage_account: 'acct', storage_access_key: 'a2V5', container: 'mine' };
+  const gcs = { project_id: 'my-project', bucket: 'mine', client_email: 'svc@my-project.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----' };
+  const swift = { auth_url: 'https://keystone.example.com/v3', username: 'u', password: 'p', region: 'r', container: 'mine' };
+
+  // Azure's and Swift's clients resolve dot segments of a URL path: `../victim/x` in container `mine` is blob `x` of container `victim`.
+  it.each([
+    ['export/s3', 'key', { ...s3, key: '../victim/x.txt' }],
+    ['export/s3', 'key', { ...s3, key: 'a/./b.txt' }],
+    ['export/s3', 'key_prefix', { ...s3, key_prefix: 'out/../../victim/' }],
+    ['export/s3', 'key_prefix', { ...s3, key_prefix: '%2e%2e/' }],
+    ['export/s3', 'key', { ...s3, key: 'a\u0000b.txt' }],
+    ['export/s3', 'bucket', { ...s3, bucket: '..', key: 'x.txt' }],
+    ['import/s3', 'key', { ...s3, key: 'a/../../victim/x.txt' }],
+    ['export/azure/blob', 'blob', { ...azure, blob: '../victim/x.txt' }],
+    ['export/azure/blob', 'blob_prefix', { ...azure, blob_prefix: '../victim/' }],
+    ['import/azure/blob', 'blob', { ...azure, blob: '../victim/x.txt' }],
+    ['export/google-cloud-storage', 'file', { ...gcs, file: 'a/../../x.txt' }],
+    ['export/google-cloud-storage', 'file_prefix', { ...gcs, file_prefix: './' }],
+    ['export/openstack', 'file', { ...swift, file: '../../x.txt' }],
+    ['export/openstack', 'container', { ...swift, container: '..', file: 'x.txt' }],
+    ['import/openstack', 'file_prefix', { ...swift, file_prefix: 'a/\n/' }],
+  ])('%s refuses %s climbing out of its bucket or container with 422 naming it', (operation, field, args) => {
+    const tasks: Record<string, Record<string, unknown>> = operation.startsWith('export/')
+      ? { in: { operation: 'import/raw', file: 'x', filename: 'x.txt' }, t: { operation, input: 'in', ...args } }
+      : { t: { operation, ...args } };
+    let error: unknown;
+    try {
+      planJob({ tasks });
+    } catch (err) {
+      error = err;
+    }
+    expect(error, JSON.stringify(args)).toBeInstanceOf(ApiError);
+    expect(Object.keys((error as ApiError).fields ?? {})).toEqual([`tasks.t.${field}`]);
+  });
+
+  it('keeps accepting names and prefixes with dots inside segments, and a prefix ending in a partial dot name', () => {
+    const plan = planJob({
+      tasks: {
+        in: { operation: 'import/raw', file: 'x', filename: 'x.txt' },
+        a: { operation: 'export/s3', input: 'in', ...s3, key: 'reports/v1.2/..hidden.txt' },
+        b: { operation: 'export/s3', input: 'in', ...s3, key_prefix: 'logs/.' },
+        c: { operation: 'export/azure/blob', input: 'in', ...azure, blob: 'a/.../b.txt' },
+      },
+    });
+    expect(plan.tasks).toHaveLength(4);
   });
 });
 

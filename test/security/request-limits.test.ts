@@ -10,7 +10,8 @@
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as Dns from 'node:dns';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
@@ -27,6 +28,33 @@ import type * as JobsList from '#functions/jobs/list.js';
 import type * as WebhooksCreate from '#functions/webhooks/create.js';
 import type * as UsersMe from '#functions/account/users-me.js';
 import type * as Migration from '#functions/migration/api.js';
+
+/**
+ * Names under `.test` resolve as a DNS server could answer them (a public name of 127.0.0.1, a name of
+ * a private address, one with a public and a loopback address); every other name resolves as usual.
+ */
+const TEST_NAMES: Record<string, Array<{ address: string; family: 4 | 6 }>> = {
+  'hooks.loopback.test': [{ address: '127.0.0.1', family: 4 }],
+  'hooks.loopback6.test': [{ address: '::1', family: 6 }],
+  'hooks.private.test': [{ address: '10.1.2.3', family: 4 }],
+  'hooks.metadata.test': [{ address: '169.254.169.254', family: 4 }],
+  'hooks.mixed.test': [{ address: '93.184.215.14', family: 4 }, { address: '127.0.0.1', family: 4 }],
+  'hooks.public.test': [{ address: '93.184.215.14', family: 4 }],
+};
+vi.mock('node:dns', async (importOriginal) => {
+  const actual = await importOriginal<typeof Dns>();
+  const lookup = ((host: string, options: unknown, callback?: unknown) => {
+    const cb = (typeof options === 'function' ? options : callback) as (err: NodeJS.ErrnoException | null, ...rest: unknown[]) => void;
+    const opts = (typeof options === 'object' && options) || {};
+    if (host.endsWith('.test')) {
+      const found = TEST_NAMES[host];
+      if (!found) return process.nextTick(cb, Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+      return (opts as { all?: boolean }).all ? process.nextTick(cb, null, found) : process.nextTick(cb, null, found[0]!.address, found[0]!.family);
+    }
+    return (actual.lookup as (...args: unknown[]) => void)(host, options, callback);
+  }) as typeof Dns.lookup;
+  return { ...actual, lookup, default: { ...actual, lookup } };
+});
 
 let state: Awaited<ReturnType<typeof startStateBackend>>;
 let files: Awaited<ReturnType<typeof startFilesBackend>>;
@@ -183,6 +211,15 @@ describe('JSON nesting depth of request bodies', () => {
     expect(ok.json.error.message).not.toMatch(/nest/i);
   });
 
+  it("refuses a Google list's pageToken holding deeply nested JSON with 400 INVALID_ARGUMENT", async () => {
+    for (const inner of [nested(5000, 'array'), `{"v":1,"h":"x","k":${nested(5000, 'mixed')}}`]) {
+      const pageToken = Buffer.from(inner).toString('base64url');
+      const res = await call(h.migration!, { method: 'GET', path: '/v1/projects/p/locations/us-central1/collectors', query: `pageToken=${pageToken}` });
+      expect(res.status, res.text.slice(0, 200)).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    }
+  });
+
   it('answers a deeply nested GraphQL variables object with a GraphQL error, not a 500', async () => {
     const yoga = createCreatureYoga({ store: state.store, logger: createLogger({}, { level: 'silent' }) });
     for (const variables of [nested(5000, 'object'), nested(3000, 'mixed'), nested(33, 'array')]) {
@@ -203,6 +240,10 @@ describe('rate limiting counts only verified keys', () => {
       ...Array.from({ length: 60 }, (_, i) => `key_${i.toString(36).padStart(20, 'x')}`),
       ...Array.from({ length: 60 }, () => crypto.randomUUID()),
       ...Array.from({ length: 60 }, (_, i) => 'A'.repeat(16 + i)),
+      // Shaped like OAuth access, refresh and code tokens.
+      ...Array.from({ length: 20 }, () => `oat_${crypto.randomUUID().replace(/-/g, '')}`),
+      ...Array.from({ length: 10 }, () => `ort_${crypto.randomUUID().replace(/-/g, '')}`),
+      ...Array.from({ length: 10 }, () => `oac_${crypto.randomUUID().replace(/-/g, '')}`),
       revokedKey,
     ];
     const body = '{"tasks":{"up":{"operation":"import/upload"}}}';
@@ -259,6 +300,58 @@ describe("a job's webhook_url is checked when the job is created", () => {
     }
     expect(await itemsWithPrefix('job#')).toBe(before);
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it.each([
+    // Literal forms the URL parser turns into a loopback, unspecified or private address.
+    'http://0/',
+    'http://127.1/',
+    'http://localhost./',
+    'http://LocalHost/',
+    'http://sub.localhost/',
+    'http://[::]/',
+    'http://[0:0:0:0:0:0:0:1]/',
+    'http://[::ffff:7f00:1]/',
+    'http://0x7f000001/',
+    'http://%31%32%37.0.0.1/',
+    'http://\uff11\uff12\uff17.0.0.1/',
+    'https:127.0.0.1/no-slashes',
+    'http:\\\\127.0.0.1\\backslashes',
+    'http://user:pass@127.0.0.1/credentials',
+  ])('refuses the webhook_url %s (another notation of an internal address) with 422', async (url) => {
+    for (const [handler, path] of [['jobsCreate', '/v2/jobs'], ['syncCreate', '/sync/v2/jobs']] as const) {
+      const res = await post(handler, path, job(url));
+      expect(res.status, `${path} ${url}: ${res.text}`).toBe(422);
+      expect(Object.keys(res.json.errors)).toEqual(['webhook_url']);
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it.each(['hooks.loopback.test', 'hooks.loopback6.test', 'hooks.private.test', 'hooks.metadata.test', 'hooks.mixed.test'])(
+    'refuses a webhook URL whose name (%s) resolves to an internal address, for jobs and webhook endpoints, storing nothing',
+    async (host) => {
+      const before = await itemsWithPrefix('job#');
+      for (const [handler, path] of [['jobsCreate', '/v2/jobs'], ['syncCreate', '/sync/v2/jobs']] as const) {
+        const res = await post(handler, path, job(`https://${host}/hook`));
+        expect(res.status, `${path} ${host}: ${res.text}`).toBe(422);
+        expect(res.json.code).toBe('INVALID_DATA');
+        expect(Object.keys(res.json.errors)).toEqual(['webhook_url']);
+        expect(res.json.errors.webhook_url.join(' ')).toContain(host);
+      }
+      expect(await itemsWithPrefix('job#')).toBe(before);
+      const hook = await post('webhooksCreate', '/v2/webhooks', JSON.stringify({ url: `https://${host}/hook`, events: ['job.finished'] }));
+      expect(hook.status, hook.text).toBe(422);
+      expect(Object.keys(hook.json.errors)).toEqual(['url']);
+    },
+  );
+
+  it('accepts a name that resolves to a public address, or that does not resolve yet (the delivery checks again)', async () => {
+    for (const host of ['hooks.public.test', 'hooks.unknown.test']) {
+      const res = await post('jobsCreate', '/v2/jobs', job(`https://${host}/hook`));
+      expect(res.status, `${host}: ${res.text}`).toBe(201);
+      const hook = await post('webhooksCreate', '/v2/webhooks', JSON.stringify({ url: `https://${host}/hook`, events: ['job.finished'] }));
+      expect(hook.status, hook.text).toBe(201);
+    }
   });
 
   it('accepts a public address, and a loopback one the test switch (FETCH_ALLOW_HOSTS) allows', async () => {

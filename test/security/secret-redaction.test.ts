@@ -51,6 +51,9 @@ const SECRET = {
   nestedKey: 'SECRET12-apikey-Wm9',
   listed: 'SECRET13-listed-Ep4',
   fragment: 'SECRET14-fragment-Ty8',
+  // A password split by a tab, which URL parsers drop: both halves are secret.
+  tabHead: 'SECRET15-tabhead-Ow6',
+  tabTail: 'SECRET16-tabtail-Ix2',
 };
 const ALL_SECRETS = Object.values(SECRET);
 
@@ -233,6 +236,15 @@ describe('secrets never leave a task', () => {
     });
   });
 
+  it('import/url of a URL whose password holds a tab (dropped by the URL parser, so it is still a credential)', async () => {
+    const url = `http://user:${SECRET.tabHead}\t${SECRET.tabTail}@127.0.0.1:${receiver.port}/tabbed?page=1`;
+    const ended = await runAndCheck({ t: { operation: 'import/url', url } });
+    expect(ended.code).toBe('DOWNLOAD_FAILED');
+    // The credential was sent, without its tab.
+    const sent = receiver.requests.find((r) => r.path.startsWith('/tabbed'))!;
+    expect(sent.headers.authorization).toBe(`Basic ${Buffer.from(`user:${SECRET.tabHead}${SECRET.tabTail}`).toString('base64')}`);
+  });
+
   it('export/upload with Authorization, X-Custom-Auth and Cookie headers to a target answering 403', async () => {
     const ended = await runAndCheck(
       {
@@ -277,6 +289,46 @@ describe('one redaction rule', () => {
     expect(shown.metadata).toEqual({ Author: 'Jane', Title: 'Report' });
     expect(shown.url).toContain('page=visible-value');
     expect(shown.url).toContain('example.com/p');
+  });
+
+  it('hides user-info in every form a URL parser reads as one: tabs and newlines inside, no or backward slashes after the scheme', async () => {
+    const { redactText, redactValue, secretValues } = await import('#lib/redact.js');
+    const forms = [
+      `https://user:${SECRET.tabHead}\t${SECRET.tabTail}@host.test/p`,
+      `https://user:${SECRET.tabHead}\n${SECRET.tabTail}@host.test/p`,
+      `https:user:${SECRET.password}@host.test/p`,
+      `https:/user:${SECRET.password}@host.test/p`,
+      `https:\\\\user:${SECRET.password}@host.test/p`,
+      `HTTP:user:${SECRET.password}@host.test`,
+    ];
+    for (const url of forms) {
+      expectNoSecret(`the redacted payload of ${JSON.stringify(url)}`, JSON.stringify(redactValue({ url, webhook_url: url })));
+      expectNoSecret(`the redacted text of ${JSON.stringify(url)}`, redactText(`failed: ${url} (403)`));
+      // A message that quotes the URL as the parser normalized it is redacted by the payload's secrets too.
+      const normalized = new URL(url).href;
+      expectNoSecret(`the message quoting ${normalized}`, redactText(`GET ${normalized.replace('@', ' at ')}`, secretValues({ url })));
+    }
+  });
+
+  it('hides credentials written as header lines, printed objects and name=scheme pairs, and parameters whose names are percent-encoded', async () => {
+    const { redactText } = await import('#lib/redact.js');
+    const texts = [
+      `request failed\nAuthorization: Token ${SECRET.bearer}\nAccept: */*`,
+      `x-api-key: ${SECRET.custom}`,
+      `{ authorization: 'Bearer ${SECRET.bearer}', accept: 'text/plain' }`,
+      `headers: { Cookie: "session=${SECRET.cookie}" }`,
+      `authorization=Bearer ${SECRET.bearer}`,
+      `time: 12:30 password: ${SECRET.password}, retrying`,
+      `https://host.test/p?%74oken=${SECRET.token}&p%61ssword=${SECRET.password}`,
+    ];
+    for (const text of texts) {
+      const out = redactText(text);
+      expectNoSecret(`the redacted text of ${JSON.stringify(text)}`, out);
+      expect(out).toContain('[hidden]');
+    }
+    // What is not secret stays readable.
+    expect(redactText('Error: connect ECONNREFUSED 127.0.0.1:443; time: 12:30')).toBe('Error: connect ECONNREFUSED 127.0.0.1:443; time: 12:30');
+    expect(redactText('{ accept: "text/plain" }\nAccept: */*')).toBe('{ accept: "text/plain" }\nAccept: */*');
   });
 
   it('hides URL credentials inside free text, whatever surrounds them', async () => {

@@ -123,6 +123,33 @@ describe('the local S3 front checks SigV4 on every request', () => {
     expect(await stored('doc/report.txt')).toBe('the stored report');
   });
 
+  it('refuses an unsigned HEAD, an unsigned multipart start and an unsigned form without a policy, and stores nothing', async () => {
+    const head = await timed(`${front.url}/${BUCKET}/doc/report.txt`, { method: 'HEAD' });
+    expect(head.status).toBe(403);
+    await expectRefused(await timed(`${front.url}/${BUCKET}/doc/multi.txt?uploads`, { method: 'POST' }), 'AccessDenied');
+    await expectRefused(await timed(`${front.url}/${BUCKET}?delete`, { method: 'POST', body: '<Delete><Object><Key>doc/report.txt</Key></Object></Delete>' }), 'AccessDenied');
+    const form = new FormData();
+    form.set('key', 'doc/form.txt');
+    form.set('file', new Blob(['planted by a form']), 'form.txt');
+    await expectRefused(await timed(`${front.url}/${BUCKET}`, { method: 'POST', body: form }), 'AccessDenied');
+    expect(await stored('doc/form.txt')).toBeUndefined();
+    expect(await stored('doc/report.txt')).toBe('the stored report');
+  });
+
+  it('lets an OPTIONS request do nothing but a preflight: no object, listing or write behind it', async () => {
+    for (const [target, headers, body] of [
+      [`/${BUCKET}/doc/report.txt`, {}, undefined],
+      [`/${BUCKET}/doc/report.txt`, { 'X-HTTP-Method-Override': 'GET', 'X-Amz-Method': 'GET' }, undefined],
+      [`/${BUCKET}?list-type=2`, { Origin: 'http://app.example', 'Access-Control-Request-Method': 'GET' }, undefined],
+      [`/${BUCKET}/doc/options.txt`, { Origin: 'http://app.example', 'Access-Control-Request-Method': 'PUT' }, 'written by OPTIONS'],
+    ] as const) {
+      const answer = await timed(`${front.url}${target}`, { method: 'OPTIONS', headers, ...(body ? { body } : {}) });
+      expect(answer.body).not.toContain('the stored report');
+      expect(answer.body).not.toContain('<ListBucketResult');
+    }
+    expect(await stored('doc/options.txt')).toBeUndefined();
+  });
+
   it('refuses requests signed with another secret or an unknown key, and a header signature whose request was changed', async () => {
     const wrongSecret = createS3Client({ region: 'us-east-1', endpoint: front.url, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'not-the-secret' } });
     const unknownKey = createS3Client({ region: 'us-east-1', endpoint: front.url, credentials: { accessKeyId: 'AKIAUNKNOWN', secretAccessKey: 'S3RVER' } });
