@@ -60,6 +60,12 @@ export default tseslint.config(
             "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(match|matchAll|search)$/][arguments.length=1]:not([arguments.0.regex]):not([arguments.0.name=/^[A-Z][A-Z0-9_]*$/])",
           message: 'String#match/matchAll/search compile a string argument as a regular expression; pass a regular-expression literal (or a CONSTANT holding one).',
         },
+        {
+          // `/\/+$/`, `/=+$/`, `/\s+$/`: an unanchored run before `$` is tried from every character of
+          // the run, quadratic on a long one (a 1 MB run of `/` takes minutes).
+          selector: 'Literal[regex.pattern=/^(?:\\\\.|\\[[^\\]]*\\]|[^\\\\[(^])[+*]\\$$/]',
+          message: 'A lone repeated character before $ backtracks quadratically on a long run of it; use trimEnd from lib/text.ts (or String#trimEnd for white space).',
+        },
         // Repeated from the block above: a later block's no-restricted-syntax replaces an earlier one's.
         {
           selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",

@@ -181,7 +181,7 @@ export const ENGINES: readonly EngineDescriptor[] = [
       if (!qpdfTool(settings)) {
         return { versions: [], missing: `Ghostscript reads PDFs only after qpdf has rewritten them; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
       }
-      const system = tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ['--version'], /(\d+(?:\.\d+)+)/);
+      const system = tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ["--version"], /(?<!\d)(\d+(?:\.\d+)+)/);
       if (system.versions.length) return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
       // Else Ghostscript compiled to WebAssembly (2–4× slower), run in a node child like a native tool.
       const wasm = settings.SHIPPED_ENGINES ? ghostscriptWasm() : undefined;

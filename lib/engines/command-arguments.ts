@@ -213,10 +213,23 @@ function reference(word: string, inputs: readonly string[]): CommandWord | undef
   return undefined;
 }
 
+/**
+ * Whether `word` holds `scheme://` (a letter, then letters, digits, `+ . -`, just before `://`).
+ * A loop: the regular expression `[a-z][a-z0-9+.-]*:\/\/` tries every start in a long run of
+ * letters, quadratic in the word's length.
+ */
+function holdsUrl(word: string): boolean {
+  const schemeChar = (c: string) => /[a-z0-9+.-]/i.test(c);
+  for (let at = word.indexOf('://'); at >= 0; at = word.indexOf('://', at + 1)) {
+    for (let i = at - 1; i >= 0 && schemeChar(word[i]!); i--) if (/[a-z]/i.test(word[i]!)) return true;
+  }
+  return false;
+}
+
 /** What no argument may hold, whatever the tool: paths outside the task, parent folders, URLs, protocols. */
 function checkWord(word: string): void {
   if (word === '-') throw refused(word, 'standard input and output are not available; name a file in /input/ or /output/.');
-  if (/[a-z][a-z0-9+.-]*:\/\//i.test(word)) throw refused(word, 'URLs are not opened here; import the file with an import task.');
+  if (holdsUrl(word)) throw refused(word, 'URLs are not opened here; import the file with an import task.');
   // A slash that starts a path: at the start, or after anything but a name, a number or a closing bracket (`iw/2` is a division).
   if (/(?:^|[^\w.)\]%-])\//.test(word) || word.includes('\\/')) throw refused(word, 'paths other than /input/<task>/<file> and /output/<file> are not reachable.');
   if (/(?:^|[/\\=:,'"])\.\.(?:$|[/\\:,'"])/.test(word)) throw refused(word, 'parent folders (..) are not reachable.');

@@ -14,9 +14,12 @@
  *    office name is where links cannot be stripped;
  * 2. in zip packages every reference outside the package is removed before conversion: OOXML
  *    relationships with TargetMode="External" (images, OLE objects, templates, external workbooks,
- *    frames; hyperlinks, which are only written into the PDF, stay) and ODF `xlink:href`s that are not
- *    a part of the package (hyperlinks `text:a`/`draw:a` stay); ODF's own "update links on load"
- *    setting is set to never;
+ *    frames; hyperlinks, which are only written into the PDF, stay) and ODF `xlink:href`s (and
+ *    `form:image-data`) that are not a part of the package (hyperlinks `text:a`/`draw:a` stay); ODF's
+ *    own "update links on load" setting is set to never. The parts are read as LibreOffice's parser
+ *    reads them, not by patterns: any prefix (or none) for a namespace, `>` inside quoted values,
+ *    character references decoded, part names in any case; a part that is not UTF-8 or that has a
+ *    document type declaration (entities of its own) is refused, since the rules could not read it;
  * 3. LibreOffice runs with a fresh profile that blocks linked images, sends http/ftp to a proxy that
  *    does not resolve and runs no macro (libreoffice.ts), with an environment holding no credential
  *    (tool.ts), its HOME and profile in the task's folder under /tmp, removed after the task;
@@ -124,13 +127,24 @@ function writeZip(entries: Entry[]): Buffer {
 
 function inflate(e: Entry, filename: string): string {
   if (e.size > MAX_PART_BYTES) throw new EngineFailure('FILE_TOO_LARGE', `${filename} has a part larger than ${MAX_PART_BYTES} bytes.`);
-  if (e.method === 0) return e.data.toString('utf8');
-  if (e.method !== 8) throw new EngineFailure('INVALID_INPUT', `${filename} uses a compression method the office engine does not read here.`);
+  if (e.method !== 0 && e.method !== 8) throw new EngineFailure('INVALID_INPUT', `${filename} uses a compression method the office engine does not read here.`);
+  let bytes: Buffer;
   try {
-    return inflateRawSync(e.data, { maxOutputLength: MAX_PART_BYTES }).toString('utf8');
+    bytes = e.method === 0 ? e.data : inflateRawSync(e.data, { maxOutputLength: MAX_PART_BYTES });
   } catch {
     throw new EngineFailure('INVALID_INPUT', `${filename} is damaged (a part does not inflate).`);
   }
+  // The rules read UTF-8 text: a part in UTF-16 (or any other encoding) would pass them unread.
+  const notUtf8 = () => new EngineFailure('INVALID_INPUT', `${filename} has a part that is not UTF-8 text, which the office engine does not read here.`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw notUtf8();
+  }
+  const declared = /^<\?xml[^>]*\bencoding\s*=\s*["']([^"']*)["']/.exec(text)?.[1];
+  if (text.includes('\0') || (declared !== undefined && !/^utf-?8$/i.test(declared.trim()))) throw notUtf8();
+  return text;
 }
 
 function deflate(e: Entry, text: string): Entry {
@@ -139,32 +153,172 @@ function deflate(e: Entry, text: string): Entry {
   return { name: e.name, method: 8, crc: crc32(raw), compressedSize: data.length, size: raw.length, data };
 }
 
-/** OOXML relationships: external ones go, but hyperlinks (never fetched, only written into the PDF). */
-function stripRelationships(xml: string): string {
-  return xml.replace(/<Relationship\b[^>]*>(?:\s*<\/Relationship>)?/g, (element) => {
-    if (!/\bTargetMode\s*=\s*["']External["']/.test(element)) return element;
-    return /\bType\s*=\s*["'][^"']*\/hyperlink["']/.test(element) ? element : '';
+const XML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** An attribute value as an XML parser reads it: the five named references and character references decoded. */
+function attributeValue(raw: string): string {
+  return raw.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref: string) => {
+    if (ref[0] !== '#') return XML_ENTITIES[ref] ?? whole;
+    const code = ref[1] === 'x' || ref[1] === 'X' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+const escapeAttribute = (value: string) => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A start tag: its name as written (`prefix:local`) and its attributes, values decoded. */
+interface StartTag {
+  name: string;
+  attributes: Array<[name: string, value: string]>;
+}
+
+/** What a rule makes of a start tag: kept as written, rewritten, or the whole element dropped. */
+type TagAction = 'keep' | 'drop' | StartTag;
+
+const localName = (name: string) => name.slice(name.indexOf(':') + 1);
+const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
+
+/**
+ * Applies `rule` to every start tag of an XML part, reading it as an XML parser does: quoted attribute
+ * values may hold `>`, any prefix may name a namespace, values are decoded; comments, CDATA and
+ * processing instructions are passed over. `text(tag)` may replace the character data that follows
+ * a start tag (up to the next markup). A part with a document type declaration (which could define
+ * entities) or that does not read as XML is refused.
+ */
+function rewriteTags(xml: string, filename: string, rule: (tag: StartTag) => TagAction, text?: (tag: StartTag) => string | undefined): string {
+  const damaged = () => new EngineFailure('INVALID_INPUT', `${filename} is damaged (a part is not well-formed XML).`);
+  const out: string[] = [];
+  let at = 0;
+  let dropping = 0;
+  const emit = (piece: string) => {
+    if (dropping === 0) out.push(piece);
+  };
+  while (at < xml.length) {
+    const lt = xml.indexOf('<', at);
+    if (lt < 0) {
+      emit(xml.slice(at));
+      break;
+    }
+    emit(xml.slice(at, lt));
+    const skipTo = (end: string) => {
+      const stop = xml.indexOf(end, lt);
+      if (stop < 0) throw damaged();
+      emit(xml.slice(lt, stop + end.length));
+      at = stop + end.length;
+    };
+    if (xml.startsWith('<!--', lt)) skipTo('-->');
+    else if (xml.startsWith('<![CDATA[', lt)) skipTo(']]>');
+    else if (xml.startsWith('<?', lt)) skipTo('?>');
+    else if (xml.startsWith('<!', lt)) throw new EngineFailure('INVALID_INPUT', `${filename} holds a document type declaration, which office documents do not have.`);
+    else if (xml[lt + 1] === '/') {
+      const gt = xml.indexOf('>', lt);
+      if (gt < 0) throw damaged();
+      emit(xml.slice(lt, gt + 1));
+      if (dropping > 0) dropping--;
+      at = gt + 1;
+    } else {
+      // A start tag: name, then name="value" pairs, then > or />.
+      let i = lt + 1;
+      while (i < xml.length && !isSpace(xml[i]) && xml[i] !== '>' && xml[i] !== '/') i++;
+      const tag: StartTag = { name: xml.slice(lt + 1, i), attributes: [] };
+      let selfClosing = false;
+      for (;;) {
+        while (isSpace(xml[i])) i++;
+        if (xml[i] === '>') break;
+        if (xml[i] === '/' && xml[i + 1] === '>') {
+          selfClosing = true;
+          i++;
+          break;
+        }
+        const nameStart = i;
+        while (i < xml.length && !isSpace(xml[i]) && xml[i] !== '=' && xml[i] !== '>' && xml[i] !== '/') i++;
+        const name = xml.slice(nameStart, i);
+        while (isSpace(xml[i])) i++;
+        if (!name || xml[i] !== '=') throw damaged();
+        i++;
+        while (isSpace(xml[i])) i++;
+        const quote = xml[i];
+        if (quote !== '"' && quote !== "'") throw damaged();
+        const close = xml.indexOf(quote, i + 1);
+        if (close < 0) throw damaged();
+        tag.attributes.push([name, attributeValue(xml.slice(i + 1, close))]);
+        i = close + 1;
+      }
+      if (i >= xml.length) throw damaged();
+      at = i + 1;
+      const action = dropping > 0 ? 'keep' : rule(tag);
+      if (action === 'drop') {
+        if (!selfClosing) dropping++;
+      } else if (action === 'keep') {
+        emit(xml.slice(lt, at));
+        if (dropping > 0 && !selfClosing) dropping++;
+      } else {
+        emit(`<${action.name}${action.attributes.map(([n, v]) => ` ${n}="${escapeAttribute(v)}"`).join('')}${selfClosing ? '/>' : '>'}`);
+      }
+      const replacement = dropping === 0 && !selfClosing && text ? text(tag) : undefined;
+      if (replacement !== undefined) {
+        const next = xml.indexOf('<', at);
+        if (next < 0 || xml[next + 1] !== '/') throw damaged();
+        emit(replacement);
+        at = next;
+      }
+    }
+  }
+  return out.join('');
+}
+
+const attribute = (tag: StartTag, name: string) => tag.attributes.find(([n]) => n === name)?.[1];
+
+/**
+ * OOXML relationships (`Relationship` under any prefix): external ones go, but hyperlinks (never
+ * fetched, only written into the PDF). TargetMode is compared as a parser reads it (character
+ * references decoded, any case, white space around).
+ */
+function stripRelationships(xml: string, filename: string): string {
+  return rewriteTags(xml, filename, (tag) => {
+    if (localName(tag.name) !== 'Relationship') return 'keep';
+    if ((attribute(tag, 'TargetMode') ?? '').trim().toLowerCase() !== 'external') return 'keep';
+    return /\/hyperlink$/.test((attribute(tag, 'Type') ?? '').trim()) ? 'keep' : 'drop';
   });
 }
 
 /** A reference to a part of the package itself (`Pictures/x.png`, `./Object 1`, `#anchor`). */
 function insidePackage(href: string): boolean {
-  const value = href.trim();
+  let value = href.trim();
   if (value === '' || value.startsWith('#')) return true;
+  try {
+    // `%2e%2e/`, `file%3a…`: judged as the URL they decode to.
+    value = decodeURIComponent(value);
+  } catch {
+    return false;
+  }
   if (/^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('/') || value.includes('\\') || value.includes('&')) return false;
   return !value.split('/').includes('..');
 }
 
-/** ODF: every xlink:href out of the package emptied, except on hyperlinks; links never updated on load. */
-function stripOdfLinks(xml: string): string {
-  const tags = xml.replace(/<([A-Za-z][\w.-]*:[\w.-]+)\b[^>]*>/g, (tag, name: string) => {
-    if (name === 'text:a' || name === 'draw:a') return tag;
-    return tag.replace(/\bxlink:href\s*=\s*("[^"]*"|'[^']*')/g, (attribute, quoted: string) =>
-      insidePackage(quoted.slice(1, -1)) ? attribute : 'xlink:href=""',
-    );
-  });
-  // LinkUpdateMode: 0 never, whatever the document asks.
-  return tags.replace(/(<config:config-item\s[^>]*config:name\s*=\s*["']LinkUpdateMode["'][^>]*>)\s*\d+\s*(<\/config:config-item>)/g, '$10$2');
+/** ODF attributes that name a resource to load, by local name (under whatever prefix the document binds). */
+const ODF_LINK_ATTRIBUTES = new Set(['href', 'image-data']);
+
+/**
+ * ODF: every link out of the package emptied (`xlink:href` under any prefix, `form:image-data`),
+ * except on hyperlinks (`text:a`, `draw:a`); links never updated on load (`LinkUpdateMode` 0).
+ */
+function stripOdfLinks(xml: string, filename: string): string {
+  return rewriteTags(
+    xml,
+    filename,
+    (tag) => {
+      if (localName(tag.name) === 'a') return 'keep';
+      let changed = false;
+      const attributes = tag.attributes.map(([name, value]): [string, string] => {
+        if (!ODF_LINK_ATTRIBUTES.has(localName(name)) || insidePackage(value)) return [name, value];
+        changed = true;
+        return [name, ''];
+      });
+      return changed ? { name: tag.name, attributes } : 'keep';
+    },
+    (tag) => (localName(tag.name) === 'config-item' && tag.attributes.some(([n, v]) => localName(n) === 'name' && v === 'LinkUpdateMode') ? '0' : undefined),
+  );
 }
 
 /**
@@ -192,10 +346,11 @@ export async function stripExternalLinks(file: string, format: string, filename:
   let changed = false;
   const out = entries.map((e) => {
     const name = e.name.toString('utf8');
-    const rewrite = OOXML.has(format) ? (name.endsWith('.rels') ? stripRelationships : undefined) : name.endsWith('.xml') ? stripOdfLinks : undefined;
+    const lower = name.toLowerCase();
+    const rewrite = OOXML.has(format) ? (lower.endsWith('.rels') ? stripRelationships : undefined) : lower.endsWith('.xml') ? stripOdfLinks : undefined;
     if (!rewrite) return e;
     const text = inflate(e, filename);
-    const stripped = rewrite(text);
+    const stripped = rewrite(text, filename);
     if (stripped === text) return e;
     changed = true;
     return deflate(e, stripped);

@@ -29,6 +29,14 @@ export const RATIO_FLOOR_BYTES = 16 * 2 ** 20;
 const CHUNK = 1 << 20;
 /** How far before `stream` its dictionary may start. */
 const LOOKBACK = 1 << 16;
+/**
+ * The bytes the look-back at dictionaries may cover, per byte of the file and at least: a `stream`
+ * keyword costs up to 16 tries over LOOKBACK bytes, so a file of keywords with nothing readable before
+ * them would cost LOOKBACK times its size. An ordinary file looks back over little more than its
+ * stream dictionaries; one past this is refused.
+ */
+const LOOKBACK_WORK_PER_BYTE = 16;
+const LOOKBACK_WORK_FLOOR = 16 * 2 ** 20;
 
 class LimitPassed extends Error {}
 
@@ -149,7 +157,8 @@ class ObjectReader {
     }
     const token = this.#token();
     if (!token) this.#fail();
-    if (/^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(token)) {
+    // (`\d+(?:\.\d*)?`, not `\d+\.?\d*`: the latter backtracks quadratically on a long run of digits that is not a number.)
+    if (/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(token)) {
       // `n g R` is a reference.
       const save = this.pos;
       this.skipSpace();
@@ -211,11 +220,13 @@ const OBJ = Buffer.from('obj');
  * `n g obj` before it, when only white space and comments lie between its end and the keyword.
  * `undefined` when there is none this reader understands.
  */
-function dictionaryBefore(buf: Buffer, keyword: number): Map<string, PdfValue> | undefined {
+function dictionaryBefore(buf: Buffer, keyword: number, work: { bytes: number }): Map<string, PdfValue> | undefined {
   let at = keyword;
   for (let tries = 0; tries < 16; tries++) {
     at = buf.lastIndexOf(OBJ, at - 1);
     if (at < 0) return undefined;
+    // What this try may read: from its `obj` to the keyword and a little after.
+    work.bytes += buf.length - at;
     if (isRegular(buf[at - 1]) || isRegular(buf[at + 3])) continue;
     try {
       const reader = new ObjectReader(buf, at + 3);
@@ -230,9 +241,10 @@ function dictionaryBefore(buf: Buffer, keyword: number): Map<string, PdfValue> |
 }
 
 /** Whether a `>>` comes before the keyword with only white space and comments between (a dictionary's end). */
-function afterDictionaryEnd(buf: Buffer, keyword: number): boolean {
+function afterDictionaryEnd(buf: Buffer, keyword: number, work: { bytes: number }): boolean {
   const end = buf.lastIndexOf('>>', keyword - 1, 'latin1');
   if (end < 0) return false;
+  work.bytes += keyword - end;
   const reader = new ObjectReader(buf, end + 2);
   reader.skipSpace();
   return reader.pos === keyword;
@@ -305,6 +317,8 @@ export async function checkPdfDecodedSize(filename: string, file: string, limits
     const reader = new Reader(handle, size);
     const parsedLimit = Math.min(limits.MAX_PDF_DECODED_BYTES, Math.max(RATIO_FLOOR_BYTES, limits.MAX_PDF_DECODED_RATIO * size));
     const totals: DecodedSize = { total: 0, parsed: 0, streams: 0 };
+    const lookback = { bytes: 0 };
+    const lookbackLimit = LOOKBACK_WORK_FLOOR + LOOKBACK_WORK_PER_BYTE * size;
     const refuse = (which: 'total' | 'parsed'): never => {
       throw new EngineFailure(
         'FILE_TOO_LARGE',
@@ -330,8 +344,17 @@ export async function checkPdfDecodedSize(filename: string, file: string, limits
       const lookFrom = Math.max(0, hit - LOOKBACK);
       const around = Buffer.from(await reader.slice(lookFrom, hit + STREAM.length + 1));
       const keyword = hit - lookFrom;
-      const dict = dictionaryBefore(around, keyword);
-      if (!dict && !afterDictionaryEnd(around, keyword)) continue;
+      lookback.bytes += around.length;
+      const dict = dictionaryBefore(around, keyword, lookback);
+      const found = dict !== undefined || afterDictionaryEnd(around, keyword, lookback);
+      if (lookback.bytes > lookbackLimit) {
+        throw new EngineFailure(
+          'INVALID_INPUT',
+          `${filename} holds more \`stream\` keywords with no stream dictionary before them than can be checked ` +
+            `(over ${lookbackLimit} bytes looked at for a file of ${size} bytes); it is not processed.`,
+        );
+      }
+      if (!found) continue;
       const info = streamInfo(dict);
 
       // The data starts after the end of line that follows `stream`.

@@ -13,6 +13,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getOrCreate, type Item, type StateStore } from '../state/port.js';
+import { trimEnd } from '../text.js';
 
 export const DOWNLOAD_PATH_PREFIX = '/v2/files';
 const MAX_NAME_LENGTH = 120;
@@ -53,7 +54,7 @@ export class DownloadUrlSigner {
   }
 
   signedUrl(baseUrl: string, path: string, expires: number): string {
-    return `${baseUrl.replace(/\/+$/, '')}${path}?expires=${expires}&signature=${this.signature(path, expires)}`;
+    return `${trimEnd(baseUrl, '/')}${path}?expires=${expires}&signature=${this.signature(path, expires)}`;
   }
 
   /** Whether `signature` signs `path` until `expires` (as given in the URL), and whether that time has passed. */

@@ -2,6 +2,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { HttpResponse } from './types.js';
+import { trimEnd } from '../text.js';
 
 export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer | undefined {
   if (event.body === undefined || event.body === null || event.body === '') return undefined;
@@ -22,7 +23,7 @@ export function requestIdOf(context: { awsRequestId?: string }): string {
 }
 
 export function baseUrlOf(event: APIGatewayProxyEventV2, headers: Record<string, string>, configured?: string): string {
-  if (configured) return configured.replace(/\/+$/, '');
+  if (configured) return trimEnd(configured, '/');
   const host = headers['x-forwarded-host'] ?? headers.host ?? event.requestContext?.domainName ?? 'localhost';
   const proto = headers['x-forwarded-proto'] ?? (/^(localhost|127\.|\[::1\])/.test(host) ? 'http' : 'https');
   return `${proto}://${host}`;

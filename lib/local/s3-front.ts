@@ -45,6 +45,7 @@ import { pipeline } from 'node:stream/promises';
 import { deleteListProblem, isDeleteObjects, isPathStyleHost, keyProblem, requestProblem, type S3Problem } from './s3-confine.js';
 import { redactText } from '../redact.js';
 import { signingKey, verifySigV4 } from './sigv4.js';
+import { trimEnd } from '../text.js';
 
 export interface S3FrontOptions {
   /** s3rver's base URL, e.g. `http://127.0.0.1:4569`. */
@@ -786,7 +787,7 @@ function backwardHeaders(res: IncomingMessage): string[] {
 
 export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
   const target = new URL(opts.target);
-  const targetPrefix = target.pathname.replace(/\/+$/, '');
+  const targetPrefix = trimEnd(target.pathname, '/');
   const host = opts.host ?? '127.0.0.1';
   // Request targets carry presigned signatures: lines go through the one redaction rule.
   const log = (line: string) => (opts.log ?? (() => {}))(redactText(line));

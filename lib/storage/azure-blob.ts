@@ -15,6 +15,7 @@ import {
 } from '@azure/storage-blob';
 import type { Readable } from 'node:stream';
 import { AZURE_ACCOUNT_NAME, TRANSIENT_NETWORK_CODES, transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { trimEnd } from '../text.js';
 export const DEFAULT_AZURE_BLOB_ENDPOINT = 'https://{account}.blob.core.windows.net';
 
 export interface AzureBlobConnection {
@@ -38,7 +39,7 @@ export const AZURE_BLOCK_SIZE = 8 * 1024 * 1024;
 /** The container's URL for an account (no credentials in it). */
 export function containerUrl(conn: Pick<AzureBlobConnection, 'account' | 'container' | 'endpointTemplate'>): string {
   if (!AZURE_ACCOUNT_NAME.test(conn.account)) throw new TypeError('storage_account must be 3 to 24 lower-case letters and digits');
-  const base = (conn.endpointTemplate || DEFAULT_AZURE_BLOB_ENDPOINT).replaceAll('{account}', conn.account).replace(/\/+$/, '');
+  const base = trimEnd((conn.endpointTemplate || DEFAULT_AZURE_BLOB_ENDPOINT).replaceAll('{account}', conn.account), '/');
   return `${base}/${encodeURIComponent(conn.container)}`;
 }
 

@@ -10,6 +10,7 @@ import { ApiError, Storage, type Bucket } from '@google-cloud/storage';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { TRANSIENT_NETWORK_CODES, transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { trimEnd } from '../text.js';
 
 export interface GcsConnection {
   projectId: string;
@@ -75,7 +76,7 @@ export class GcsStorage implements UserStorage {
     const storage = new Storage({
       projectId: conn.projectId,
       credentials: { client_email: conn.clientEmail, private_key: conn.privateKey.replace(/\\n/g, '\n') },
-      ...(conn.apiEndpoint ? { apiEndpoint: conn.apiEndpoint.replace(/\/+$/, ''), useAuthWithCustomEndpoint: true } : {}),
+      ...(conn.apiEndpoint ? { apiEndpoint: trimEnd(conn.apiEndpoint, '/'), useAuthWithCustomEndpoint: true } : {}),
       ...(conn.tokenUrl ? { clientOptions: { transporter: tokenTransporter(conn.tokenUrl) } as never } : {}),
       retryOptions: { autoRetry: true, maxRetries: 2, totalTimeout: 120 },
     });

@@ -25,6 +25,7 @@ import { assertPublicAddress, parseHost, type AddressPolicy } from '../net/addre
 import { createGuardedLookup } from '../net/guarded-fetch.js';
 import { abortError, describeCommonError, StorageFailure } from './failure.js';
 import type { StorageErrorInfo, StoredObject, UserStorage } from './port.js';
+import { trimEnd } from '../text.js';
 
 /** The task arguments of `import/sftp` and `export/sftp` that say where and who. */
 export interface SftpArgs {
@@ -97,13 +98,13 @@ export function sftpConnection(args: SftpArgs): SftpConnection {
 
 /** `SHA256:<base64, unpadded>` of a host key blob, as `ssh-keygen -l` prints it. */
 export function fingerprintOf(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+  return `SHA256:${trimEnd(createHash('sha256').update(key).digest('base64'), '=')}`;
 }
 
 /** Whether `key` (the server's host key blob) is the one `expected` names (fingerprint or public key line). */
 export function hostKeyMatches(expected: string, key: Buffer): boolean {
   const text = expected.trim();
-  if (/^SHA256:/i.test(text)) return text.slice(7).replace(/=+$/, '') === fingerprintOf(key).slice(7);
+  if (/^SHA256:/i.test(text)) return trimEnd(text.slice(7), '=') === fingerprintOf(key).slice(7);
   const md5 = text.replace(/^MD5:/i, '');
   if (/^([0-9a-f]{2}:){15}[0-9a-f]{2}$/i.test(md5)) {
     return md5.toLowerCase() === createHash('md5').update(key).digest('hex').replace(/(..)(?!$)/g, '$1:');
@@ -302,7 +303,7 @@ export class SftpStorage implements UserStorage {
 
   async *list(prefix: string, signal: AbortSignal): AsyncIterable<StoredObject> {
     this.assertOpen();
-    const start = prefix === '' ? '.' : prefix.endsWith('/') ? prefix.replace(/\/+$/, '') || '/' : posix.dirname(prefix);
+    const start = prefix === '' ? '.' : prefix.endsWith('/') ? trimEnd(prefix, '/') || '/' : posix.dirname(prefix);
     yield* this.walk(start, prefix, 0, signal);
   }
 

@@ -18,6 +18,7 @@ import { Transform, type Readable } from 'node:stream';
 import { checkUrlResolved, guardedFetch, type AddressPolicy, type GuardedResponse } from '../net/guarded-fetch.js';
 import { abortError, describeCommonError, StorageFailure } from './failure.js';
 import { transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { trimEnd } from '../text.js';
 
 /** The task arguments of `import/openstack` and `export/openstack` that say where and who. */
 export interface SwiftArgs {
@@ -89,7 +90,7 @@ export function tokensUrl(authUrl: string): string {
   const url = new URL(authUrl);
   url.search = '';
   url.hash = '';
-  let path = url.pathname.replace(/\/+$/, '');
+  let path = trimEnd(url.pathname, '/');
   if (path.endsWith('/auth/tokens')) path = path.slice(0, -'/auth/tokens'.length);
   if (path.endsWith('/v2.0')) path = path.slice(0, -'/v2.0'.length);
   if (!path.endsWith('/v3')) path += '/v3';
@@ -119,7 +120,7 @@ export function objectStoreEndpoint(catalog: CatalogEntry[], region: string): st
       { transient: false },
     );
   }
-  return found.url!.replace(/\/+$/, '');
+  return trimEnd(found.url!, '/');
 }
 
 /** An object name as a URL path: every segment encoded, slashes kept. */

@@ -223,6 +223,30 @@ describe('the checks before any engine, in a process of their own', () => {
       expect(r.maxRssMB).toBeLessThan(256);
     }
   });
+
+  /**
+   * Files made to make the check itself slow rather than to expand: a long run of digits that is not
+   * a number (a backtracking pattern took seconds per look at it), and hundreds of thousands of
+   * `stream` keywords each sending the check back over 64 KB before it (a long token, a long comment).
+   */
+  const SLOW_TO_CHECK: Record<string, () => Buffer> = {
+    'a 60 000-digit non-number before five stream keywords': () => Buffer.from(`%PDF-1.4\n1 0 obj\n${'9'.repeat(60_000)}a${' stream'.repeat(5)}\n%%EOF\n`, 'latin1'),
+    '300 000 stream keywords after a 60 KB token': () => Buffer.from(`%PDF-1.4\n1 0 obj\n${'x'.repeat(60_000)}${' stream'.repeat(300_000)}\n%%EOF\n`, 'latin1'),
+    '300 000 stream keywords in a comment after a dictionary': () => Buffer.from(`%PDF-1.4\n<< /Length 5 >> %${' stream'.repeat(300_000)}\n%%EOF\n`, 'latin1'),
+  };
+
+  it.each(Object.keys(SLOW_TO_CHECK))('refuse %s as INVALID_INPUT in linear time, RSS under 256 MB', (variant) => {
+    const file = path.join(dir, `slow-${Object.keys(SLOW_TO_CHECK).indexOf(variant)}.pdf`);
+    writeFileSync(file, SLOW_TO_CHECK[variant]!());
+    for (const qpdf of [undefined, findExecutable('qpdf')].filter((q, i) => i === 0 || q)) {
+      const r = run(file, qpdf);
+      figures.push(`slow to check, ${variant} (qpdf ${qpdf ? 'installed' : 'absent'}): ${r.code} in ${r.ms.toFixed(1)} ms, peak RSS ${r.maxRssMB.toFixed(0)} MB`);
+      expect(r.code, r.message).toBe('INVALID_INPUT');
+      // About a second here (most of it loading pdf-lib); each took from 9 s to minutes before.
+      expect(r.ms).toBeLessThan(5000);
+      expect(r.maxRssMB).toBeLessThan(256);
+    }
+  });
 });
 
 /** Every PDF operation: Ghostscript (optimize, thumbnail), qpdf and exiftool (metadata) among them. */

@@ -10,6 +10,7 @@
  * REQUIRE_ALL_TOOLS=1 as in CI (test/support/requires.ts, .ci/run).
  */
 import { execFileSync } from 'node:child_process';
+import { inflateRawSync } from 'node:zlib';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
 import { confinement } from '#lib/engines/confine.js';
+import { stripExternalLinks } from '#lib/engines/office-links.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import { runTool, withWorkDir } from '#lib/engines/tool.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
@@ -361,6 +363,131 @@ confinedOffice.describe('LibreOffice follows none of a document’s links', () =
   it('leaves nothing behind outside the work folders: no shared profile, no other file', () => {
     expect(readdirSync(h.config.ENGINE_TMP_DIR)).toEqual([]);
     expect(readdirSync(secretDir).sort()).toEqual(['secret.mp4', 'secret.png', 'secret.txt'].filter((f) => f !== 'secret.mp4' || media.met));
+  });
+});
+
+/** The text of every part of a zip package (stored or deflated), by name: what LibreOffice would read. */
+function packageParts(bytes: Buffer): Record<string, string> {
+  const parts: Record<string, string> = {};
+  const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = bytes.readUInt32LE(end + 16);
+  for (let i = 0; i < bytes.readUInt16LE(end + 10); i++) {
+    const nameLength = bytes.readUInt16LE(at + 28);
+    const name = bytes.toString('utf8', at + 46, at + 46 + nameLength);
+    const local = bytes.readUInt32LE(at + 42);
+    const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+    const data = bytes.subarray(start, start + bytes.readUInt32LE(at + 20));
+    parts[name] = (bytes.readUInt16LE(at + 10) === 8 ? inflateRawSync(data) : data).toString('utf8');
+    at += 46 + nameLength + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
+  }
+  return parts;
+}
+
+describe('office documents lose their external references where only the platform confines LibreOffice (office-links.ts)', () => {
+  const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+  const IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+  const TARGET = 'http://127.0.0.1:9/stripped/x.png';
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'office-links-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A .docx whose document relationships part is `rels` (under `relsName`), stripped as the office function does. */
+  async function stripped(rels: string, relsName = 'word/_rels/document.xml.rels'): Promise<Record<string, string>> {
+    const file = path.join(dir, `${relsName.length}-${rels.length}.docx`);
+    writeFileSync(
+      file,
+      await zip({
+        '[Content_Types].xml': '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+        'word/document.xml': '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>',
+        [relsName]: `<?xml version="1.0" encoding="UTF-8"?>${rels}`,
+      }),
+    );
+    await stripExternalLinks(file, 'docx', 'linked.docx');
+    return packageParts(readFileSync(file));
+  }
+
+  it.each([
+    ['a prefixed Relationship element', `<pr:Relationships xmlns:pr="${RELS}"><pr:Relationship Id="r1" Type="${IMAGE}" Target="${TARGET}" TargetMode="External"/></pr:Relationships>`],
+    ['TargetMode written with character references', `<Relationships xmlns="${RELS}"><Relationship Id="r1" Type="${IMAGE}" Target="${TARGET}" TargetMode="&#69;xternal"/></Relationships>`],
+    ['a > inside an attribute value before TargetMode', `<Relationships xmlns="${RELS}"><Relationship Id="r>1" Type="${IMAGE}" Target="${TARGET}" TargetMode='External'></Relationship></Relationships>`],
+    ['TargetMode in other case, with white space', `<Relationships xmlns="${RELS}"><Relationship Id="r1" Type="${IMAGE}" Target="${TARGET}" TargetMode=" external "/></Relationships>`],
+  ])('an external relationship survives in no form: %s', async (_name, rels) => {
+    const parts = await stripped(rels);
+    expect(parts['word/_rels/document.xml.rels']).not.toContain('127.0.0.1');
+    expect(parts['word/_rels/document.xml.rels']).toMatch(/Relationships>$/);
+  });
+
+  it('reads a relationships part named in capitals too', async () => {
+    const parts = await stripped(`<Relationships xmlns="${RELS}"><Relationship Id="r1" Type="${IMAGE}" Target="${TARGET}" TargetMode="External"/></Relationships>`, 'word/_rels/document.xml.RELS');
+    expect(parts['word/_rels/document.xml.RELS']).not.toContain('127.0.0.1');
+  });
+
+  it('keeps internal relationships and external hyperlinks', async () => {
+    const rels =
+      `<Relationships xmlns="${RELS}"><Relationship Id="r1" Type="${IMAGE}" Target="media/image1.png"/>` +
+      `<Relationship Id="r2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://example.com/a?b=1&amp;c=2" TargetMode="External"/></Relationships>`;
+    expect((await stripped(rels))['word/_rels/document.xml.rels']).toBe(`<?xml version="1.0" encoding="UTF-8"?>${rels}`);
+  });
+
+  it('refuses parts it cannot read as the UTF-8 XML its rules read: UTF-16, a document type declaration', async () => {
+    const file = path.join(dir, 'utf16.odt');
+    const content = '<?xml version="1.0" encoding="UTF-16"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"/>';
+    writeFileSync(file, await zip({ mimetype: 'application/vnd.oasis.opendocument.text', 'content.xml': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(content, 'utf16le')]) as unknown as string }));
+    await expect(stripExternalLinks(file, 'odt', 'utf16.odt')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    const doctype = path.join(dir, 'doctype.docx');
+    writeFileSync(doctype, await zip({ '_rels/.rels': `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY e "External">]><Relationships xmlns="${RELS}"><Relationship Id="r1" Type="${IMAGE}" Target="${TARGET}" TargetMode="&e;"/></Relationships>` }));
+    await expect(stripExternalLinks(doctype, 'docx', 'doctype.docx')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+office.describe('LibreOffice where only the platform confines it (ENGINE_CONFINEMENT=platform, as in Lambda) follows none of an ODT’s links', () => {
+  let h: Harness;
+  let t: Record<string, TaskRecord>;
+  const background = (name: string, image: string) =>
+    `<style:style style:name="${name}" style:family="paragraph"><style:paragraph-properties fo:min-height="4cm">${image}</style:paragraph-properties></style:style>`;
+  /** An ODT of two paragraphs whose backgrounds are `file://` and loopback images, written by `image(href)`. */
+  const linked = (prefix: string, image: (href: string) => string) =>
+    odt(
+      '<text:p text:style-name="BgFile">Background from a file</text:p><text:p text:style-name="BgHttp">Background over http</text:p>',
+      background('BgFile', image(`file://${secretPng}`)) + background('BgHttp', image(`${receiver.url}${prefix}background.png`)),
+    );
+
+  office.beforeAll(async () => {
+    h = await startEngineHarness({ ENGINE_CONFINEMENT: 'platform' });
+    const convert = (input: string) => ({ operation: 'convert', input, output_format: 'pdf' });
+    t = await h.run({
+      // A parser reads past a > inside a quoted attribute value; a pattern that stops at the first > does not.
+      gt: base64(await linked('/gt/', (href) => `<style:background-image style:filter-name=">" xlink:href="${href}" xlink:type="simple" xlink:actuate="onLoad" style:repeat="stretch"/>`), 'gt.odt'),
+      gtPdf: convert('gt'),
+      // XLink under a prefix of the document's choosing.
+      prefix: base64(await linked('/prefix/', (href) => `<style:background-image xmlns:l="http://www.w3.org/1999/xlink" l:href="${href}" l:type="simple" l:actuate="onLoad" style:repeat="stretch"/>`), 'prefix.odt'),
+      prefixPdf: convert('prefix'),
+      // The element in its namespace as the default one: no prefix at all.
+      unprefixed: base64(await linked('/unprefixed/', (href) => `<background-image xmlns="urn:oasis:names:tc:opendocument:xmlns:style:1.0" xlink:href="${href}" xlink:type="simple" xlink:actuate="onLoad" repeat="stretch"/>`), 'unprefixed.odt'),
+      unprefixedPdf: convert('unprefixed'),
+      // The reference written with character references.
+      entities: base64(await linked('/entities/', (href) => `<style:background-image xlink:href="${[...href].map((c) => `&#${c.charCodeAt(0)};`).join('')}" xlink:type="simple" xlink:actuate="onLoad" style:repeat="stretch"/>`), 'entities.odt'),
+      entitiesPdf: convert('entities'),
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it.each([
+    ['a > inside an attribute value before the link', 'gt'],
+    ['XLink under another prefix', 'prefix'],
+    ['the element in a default namespace', 'unprefixed'],
+    ['the link written with character references', 'entities'],
+  ])('%s: the background image is neither fetched nor embedded', async (_name, key) => {
+    const task = t[`${key}Pdf`]!;
+    expect(task, JSON.stringify({ status: task.status, message: task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
+    expect(seen(`/${key}/`)).toEqual([]);
+    const pdf = await h.file(task);
+    expect(await pdfImages(pdf)).toBe(0);
+    expect(await pdfText(pdf)).toContain('After the links');
   });
 });
 
