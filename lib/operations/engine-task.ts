@@ -182,7 +182,9 @@ export function withoutLocalPaths(message: string, root: string): string {
   for (let at = message.indexOf(root); at >= 0; at = message.indexOf(root, from)) {
     let end = at + root.length;
     while (end < message.length && !ENDS_PATH.has(message[end]!)) end++;
-    const local = message.slice(at, end).replace(/[.:]+$/, '');
+    // A sentence's full stop or colon after the path is not part of it.
+    while (end > at + root.length && (message[end - 1] === '.' || message[end - 1] === ':')) end--;
+    const local = message.slice(at, end);
     out += message.slice(from, at) + (path.basename(local) || 'file');
     from = at + local.length;
   }
