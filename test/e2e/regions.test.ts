@@ -25,6 +25,7 @@ import { createS3Client } from '#lib/files/s3.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { callApi } from '../support/file-api.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'regions-e2e-'));
 let platform: Platform;
@@ -68,15 +69,9 @@ async function whereFilesAre(taskIds: string[]): Promise<Record<string, string[]
   return out;
 }
 
-async function api(key: string, method: string, route: string, body?: unknown) {
-  const res = await fetch(`${platform.baseUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as { data?: Record<string, unknown>; errors?: Record<string, string[]> }) : undefined };
-}
+/** An account answer of ours (`PATCH`/`GET /v2/users/me`) or a 422. */
+type AccountAnswer = { data?: { region?: string | null }; errors?: Record<string, string[]> };
+const api = (key: string, method: string, route: string, body?: unknown) => callApi<AccountAnswer>(platform.baseUrl, key, method, route, body);
 
 const rawToUrl = (text: string) =>
   ({
@@ -98,17 +93,20 @@ async function runJob(cc: ReturnType<typeof cloudConvertClient>, text: string) {
 const regionOf = (item: object) => (item as { region?: unknown }).region;
 const regionsOf = (job: { tasks: object[] }) => [...new Set(job.tasks.map(regionOf))];
 
+/** Runs a raw → export/url job and checks that it ran in `region`: every task shows it, and the two tasks' files are in its bucket and no other. */
+async function expectJobIn(cc: ReturnType<typeof cloudConvertClient>, text: string, region: string) {
+  const job = await runJob(cc, text);
+  expect(regionsOf(job)).toEqual([region]);
+  const files = await whereFilesAre(job.tasks.map((t) => t.id));
+  for (const [bucket, keys] of Object.entries(files)) expect(keys, bucket).toHaveLength(bucket === region ? 2 : 0);
+  return job;
+}
+
 describe('processing regions', () => {
   it('runs a job at the eu-central base in eu-central, its files only in the eu-central bucket', async () => {
     const cc = cloudConvertClient(platform.apiKey, platform.baseUrl, { region: 'eu-central' });
-    const job = await runJob(cc, 'kept in Frankfurt');
-    expect(regionsOf(job)).toEqual(['eu-central']);
+    const job = await expectJobIn(cc, 'kept in Frankfurt', 'eu-central');
     expect(regionOf(job)).toBe('eu-central');
-
-    const files = await whereFilesAre(job.tasks.map((t) => t.id));
-    expect(files['eu-central']).toHaveLength(2);
-    expect(files['us-east']).toEqual([]);
-    expect(files.default).toEqual([]);
 
     // The export URL serves the file from its region's bucket.
     const url = cc.jobs.getExportUrls(job)[0]!.url!;
@@ -135,11 +133,7 @@ describe('processing regions', () => {
 
   it('picks the region of the caller address at the plain base (127.0.0.1 and ::1 are mapped to us-east)', async () => {
     const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
-    const job = await runJob(cc, 'placed by address');
-    expect(regionsOf(job)).toEqual(['us-east']);
-    const files = await whereFilesAre(job.tasks.map((t) => t.id));
-    expect(files['us-east']).toHaveLength(2);
-    expect(files['eu-central']).toEqual([]);
+    await expectJobIn(cc, 'placed by address', 'us-east');
   });
 
   it('gives an account with a fixed region that region at the plain base, set with the users CLI or PATCH /v2/users/me', async () => {
@@ -151,11 +145,7 @@ describe('processing regions', () => {
     expect((await api(second.key, 'GET', '/v2/users/me')).body?.data?.region).toBe('eu-central');
 
     const cc = cloudConvertClient(second.key, platform.baseUrl);
-    const job = await runJob(cc, 'mine stays in eu-central');
-    expect(regionsOf(job)).toEqual(['eu-central']);
-    const files = await whereFilesAre(job.tasks.map((t) => t.id));
-    expect(files['eu-central']).toHaveLength(2);
-    expect(files['us-east']).toEqual([]);
+    await expectJobIn(cc, 'mine stays in eu-central', 'eu-central');
     const task = await cc.tasks.create('import/raw', { file: 'x', filename: 'x.txt' });
     expect(regionOf(task)).toBe('eu-central');
 
