@@ -4,6 +4,7 @@
  * constructors. A missing or malformed setting fails the cold start with the name of the setting.
  */
 import * as z from 'zod';
+import { AddressTableError, parseAddressTable } from './regions/address-table.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -185,6 +186,48 @@ const schema = z.object({
         .min(1),
     ),
 
+  /**
+   * Which region the plain base picks from the caller's address (README, "Sandbox and regions"):
+   * comma-separated `range=region`, a range being an IPv4 or IPv6 address with an optional prefix
+   * length, e.g. `10.0.0.0/8=us-east,2001:db8::/32=eu-central`. The most specific range holding the
+   * address wins. Empty: every caller without a fixed region gets REGION_DEFAULT.
+   */
+  REGION_ADDRESS_RANGES: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseAddressTable(v);
+      } catch (err) {
+        if (!(err instanceof AddressTableError)) throw err;
+        ctx.addIssue({ code: 'custom', message: err.message });
+        return z.NEVER;
+      }
+    }),
+  /** The region of a caller no range and no fixed region places; empty: the first of REGIONS. */
+  REGION_DEFAULT: z.string().default(''),
+  /**
+   * Each region's files bucket: comma-separated `region=bucket` or `region=bucket@aws-region` (the
+   * bucket's AWS region, for a bucket of another stack, e.g. `us-east=api-prod-files-us@us-east-1`). A
+   * region without an entry keeps its files in FILES_BUCKET, so a single-region setup needs nothing.
+   */
+  REGION_BUCKETS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const out: Record<string, { bucket: string; awsRegion?: string }> = {};
+      for (const entry of v.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const eq = entry.indexOf('=');
+        const [bucket = '', awsRegion] = entry.slice(eq + 1).trim().split('@');
+        if (eq < 1 || !bucket || awsRegion === '') {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not region=bucket or region=bucket@aws-region` });
+          return z.NEVER;
+        }
+        out[entry.slice(0, eq).trim()] = { bucket, ...(awsRegion ? { awsRegion } : {}) };
+      }
+      return out;
+    }),
+
   /** Job and task creations allowed per API key per window. */
   RATE_LIMIT: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
@@ -333,7 +376,20 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration, set these environment variables: ${problems}`);
   }
-  return result.data;
+  return withRegions(result.data);
+}
+
+/** The region settings checked against REGIONS (each names regions of the list), REGION_DEFAULT filled in. */
+function withRegions(c: Config): Config {
+  const regions = c.REGIONS;
+  const problems: string[] = [];
+  const unknown = (r: string) => `${r} is not one of REGIONS (${regions.join(', ')})`;
+  const defaultRegion = c.REGION_DEFAULT.trim() || regions[0]!;
+  if (!regions.includes(defaultRegion)) problems.push(`REGION_DEFAULT: ${unknown(defaultRegion)}`);
+  for (const r of c.REGION_ADDRESS_RANGES) if (!regions.includes(r.region)) problems.push(`REGION_ADDRESS_RANGES: ${r.range}: ${unknown(r.region)}`);
+  for (const r of Object.keys(c.REGION_BUCKETS)) if (!regions.includes(r)) problems.push(`REGION_BUCKETS: ${unknown(r)}`);
+  if (problems.length) throw new ConfigError(`invalid configuration, set these environment variables: ${problems.join('; ')}`);
+  return { ...c, REGION_DEFAULT: defaultRegion };
 }
 
 /** The engine settings alone (see `engineShape`), validated like the rest. */
@@ -357,6 +413,11 @@ export function engineConfig(): EngineConfig {
 /** The built-in account's settings alone, for the command-line tools, which have no STATE_TABLE and the like. */
 export function accountConfig(env: Record<string, string | undefined> = process.env) {
   return schema.pick({ ACCOUNT_USERNAME: true, ACCOUNT_EMAIL: true, ACCOUNT_CREDITS: true }).parse(env);
+}
+
+/** The region list and each region's bucket alone (the local platform makes a bucket per region). */
+export function regionConfig(env: Record<string, string | undefined> = process.env) {
+  return schema.pick({ REGIONS: true, REGION_BUCKETS: true }).parse(env);
 }
 
 let cached: Config | undefined;

@@ -5,6 +5,7 @@
  *       makes an account; prints its password once (a random one), or takes it from stdin; its balance
  *       starts as the built-in account's (ACCOUNT_CREDITS, default unlimited) unless --credits says
  *   npm run -s users -- credits <id|email> <n|unlimited>   sets the balance
+ *   npm run -s users -- region <id|email> <region|none>    fixes the account's processing region (none: chosen per request)
  *   npm run -s users -- list                          id, name, e-mail, created, state
  *   npm run -s users -- disable <id|email>            its keys, tokens and sessions stop working
  *   npm run -s users -- password <id|email> [--password-stdin]
@@ -17,6 +18,9 @@ import { parseArgs } from 'node:util';
 import { AccountInputError } from '#lib/auth/accounts.js';
 import { generatePassword } from '#lib/auth/passwords.js';
 import { parseBalance, type Balance } from '#lib/account/credits.js';
+import { Users } from '#lib/auth/users.js';
+import { accountConfig, regionConfig } from '#lib/config.js';
+import { parseFixedRegion, RegionInputError, setFixedRegion } from '#lib/regions/user-region.js';
 import { accountsOf, creditsOf, readStdin, runTool, STORE_OPTIONS } from './cli.js';
 
 const { values, positionals } = parseArgs({
@@ -34,7 +38,7 @@ const [command, arg, value] = positionals;
 
 const usage = `usage: npm run -s users -- create --email <address> --name <name> [--password-stdin] [--credits <n|unlimited>]
                         | list | disable <id|email> | password <id|email> [--password-stdin]
-                        | credits <id|email> <n|unlimited>
+                        | credits <id|email> <n|unlimited> | region <id|email> <region|none>
                         [--table <name> --region <region>]`;
 
 /** A balance as typed (`--credits`, or the `credits` subcommand's value). */
@@ -58,8 +62,9 @@ process.exitCode = await runTool({
   command,
   help: values.help,
   store: values,
-  inputErrors: [AccountInputError],
-  explain: (err) => (err instanceof AccountInputError && err.field !== 'user' ? `${err.field}: ${err.message}` : err.message),
+  inputErrors: [AccountInputError, RegionInputError],
+  explain: (err) =>
+    err instanceof AccountInputError && err.field !== 'user' ? `${err.field}: ${err.message}` : err instanceof RegionInputError ? `region: ${err.message}` : err.message,
   commands: (store) => {
     const accounts = accountsOf(store);
     const named = async () => {
@@ -79,7 +84,7 @@ process.exitCode = await runTool({
       async list() {
         for (const u of await accounts.list()) {
           const credits = u.creditsUnlimited ? 'unlimited' : `${u.credits} credits`;
-          console.log([u.id, u.username, u.email, u.createdAt, credits, u.disabledAt ? `disabled ${u.disabledAt}` : 'active'].join('\t'));
+          console.log([u.id, u.username, u.email, u.createdAt, credits, u.disabledAt ? `disabled ${u.disabledAt}` : 'active', u.region ?? '-'].join('\t'));
         }
       },
       async credits() {
@@ -88,6 +93,14 @@ process.exitCode = await runTool({
         if (to === undefined) throw new AccountInputError('credits', `give the balance: a number of credits or unlimited\n${usage}`);
         const updated = await creditsOf(store).setCredits(user.id, to);
         console.error(`user ${updated.id} (${updated.email}): ${updated.creditsUnlimited ? 'unlimited credits' : `${updated.credits} credits`}`);
+      },
+      async region() {
+        const user = await named();
+        const fixed = parseFixedRegion(value, regionConfig().REGIONS, { none: true });
+        const c = accountConfig();
+        const users = new Users(store, { username: c.ACCOUNT_USERNAME, email: c.ACCOUNT_EMAIL, credits: c.ACCOUNT_CREDITS });
+        const updated = await setFixedRegion({ state: store, users }, user.id, fixed);
+        console.error(`user ${updated.id} (${updated.email}): ${updated.region ? `region ${updated.region}` : 'region chosen per request'}`);
       },
       async disable() {
         const user = await accounts.disable((await named()).id);

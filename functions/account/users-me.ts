@@ -17,6 +17,8 @@ export function userView(user: UserRecord, baseUrl: string) {
     email: user.email,
     created_at: toIsoSeconds(user.createdAt),
     ...creditsView(user),
+    /** Our extension: the account's fixed processing region, null when each request picks one. */
+    region: user.region ?? null,
     links: { self: `${baseUrl}/v2/users/${user.id}` },
   };
 }

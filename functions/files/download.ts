@@ -12,7 +12,7 @@ import { route } from '#lib/http/route.js';
 import { outputKey } from '#lib/operations/types.js';
 import { once, stateStore } from '#lib/platform/clients.js';
 import { existingDownloadUrls } from '#lib/platform/download-urls.js';
-import { fileStore } from '#lib/platform/files.js';
+import { taskFiles } from '#lib/platform/files.js';
 import { epochSeconds } from '#lib/state/port.js';
 import { servesDownloads } from '#lib/tasks/links.js';
 import { TaskStore } from '#lib/tasks/store.js';
@@ -34,7 +34,7 @@ export const handler = route({ render: renderFileApiError, body: 'none' }, async
   const file = /^[0-9]{1,5}$/.test(index) ? task.result?.files?.[Number(index)] : undefined;
   if (!file || urlSafeName(file.filename) !== name) throw notFound('The export task has no such file.');
 
-  const location = await fileStore().signedGetUrl(outputKey(task.id, file.filename, file.dir), {
+  const location = await taskFiles(task).signedGetUrl(outputKey(task.id, file.filename, file.dir), {
     expiresInSeconds: REDIRECT_SECONDS,
     filename: file.filename,
     inline: task.payload.inline === true,

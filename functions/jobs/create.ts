@@ -2,6 +2,7 @@
 import { apiUrlOf } from '#lib/http/api-base.js';
 import { config } from '#lib/config.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
+import { requestRegion } from '#lib/platform/regions.js';
 import { json } from '#lib/http/types.js';
 import { userFetchPolicy } from '#lib/net/address-policy.js';
 import { taskLinks, taskService } from '#lib/platform/tasks.js';
@@ -12,7 +13,11 @@ export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bo
   const policy = userFetchPolicy(config());
   const plan = planJob(req.body, policy);
   await checkWebhookUrl(plan, policy);
-  const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
+  const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, {
+    keyId: req.principal.keyId,
+    baseUrl: req.baseUrl,
+    region: await requestRegion(req),
+  });
   const links = await taskLinks().for(tasks, req.baseUrl);
   return json(201, { data: jobView(job, tasks, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
 });

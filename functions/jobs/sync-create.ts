@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { config } from '#lib/config.js';
 import { invalid } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
+import { requestRegion } from '#lib/platform/regions.js';
 import { userFetchPolicy } from '#lib/net/address-policy.js';
 import { taskService, taskStore } from '#lib/platform/tasks.js';
 import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
@@ -24,7 +25,11 @@ export const handler = fileApiRoute(
       const exporting = OPERATIONS.filter((d) => 'servesDownloads' in d && d.servesDownloads).map((d) => d.name);
       throw invalid('The given data was invalid.', { redirect: [`redirect needs an ${exporting.join(' or ')} task in the job.`] });
     }
-    const { job } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
+    const { job } = await taskService().createJob(req.principal.userId, plan, undefined, {
+      keyId: req.principal.keyId,
+      baseUrl: req.baseUrl,
+      region: await requestRegion(req),
+    });
     const store = taskStore();
     const ended = await waitFor(() => store.getJob(job.id), (j) => !j || Boolean(j.endedAt), config().SYNC_MAX_WAIT_SECONDS * 1000);
     return jobResponse(ended ?? job, req, { redirect, status: 201 });

@@ -3,6 +3,7 @@ import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
 import { ApiError } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
+import { requestRegion } from '#lib/platform/regions.js';
 import { json } from '#lib/http/types.js';
 import { taskLinks, taskService } from '#lib/platform/tasks.js';
 import { validateTask } from '#lib/tasks/plan.js';
@@ -20,6 +21,7 @@ export const handler = fileApiRoute(
     const task = await taskService().createTask(req.principal.userId, checked.spec, checked.payload, checked.inputs, {
       keyId: req.principal.keyId,
       baseUrl: req.baseUrl,
+      region: await requestRegion(req),
     });
     const links = await taskLinks().for([task], req.baseUrl);
     return json(201, { data: taskView(task, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });

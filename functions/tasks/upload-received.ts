@@ -5,7 +5,7 @@
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import { safeFilename } from '#lib/files/names.js';
-import { fileStore } from '#lib/platform/files.js';
+import { regionBucket, taskFiles } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
 import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
 import { outputKey, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
@@ -37,7 +37,12 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
     log.info('upload for no waiting task ignored', { taskId, status: task?.status });
     return;
   }
-  const files = fileStore();
+  // The task's form sends the file to its region's bucket, where it stays; an object in another bucket is not its upload.
+  if (event.detail.bucket.name !== regionBucket(task.region).bucket) {
+    log.warn('upload outside the task region bucket ignored', { taskId, bucket: event.detail.bucket.name, region: task.region });
+    return;
+  }
+  const files = taskFiles(task);
   const stored = await files.copy(key, outputKey(taskId, filename));
   await files.deletePrefix(uploadPrefix(taskId));
   const etag = event.detail.object.etag?.replace(/"/g, '');

@@ -22,6 +22,8 @@ export interface UserRecord {
   passwordHash?: string;
   /** Set when the account was disabled: its keys, tokens and sessions no longer work. */
   disabledAt?: string;
+  /** The account's fixed processing region (lib/regions/user-region.ts); absent: chosen per request. */
+  region?: string;
   [k: string]: unknown;
 }
 

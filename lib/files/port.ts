@@ -41,6 +41,13 @@ export interface FileStore {
   uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm>;
 }
 
+/** The files store of a region (its bucket); `undefined`: the default store (FILES_BUCKET). */
+export type RegionFiles = (region: string | undefined) => FileStore;
+
+/** Where a task's files are: its region's store when stores are per region, else the one store. */
+export const filesOf = (deps: { files: FileStore; regionFiles?: RegionFiles }, task: { region?: string }): FileStore =>
+  deps.regionFiles ? deps.regionFiles(task.region) : deps.files;
+
 export class FileNotFoundError extends Error {
   override readonly name = 'FileNotFoundError';
   constructor(readonly key: string) {

@@ -18,6 +18,8 @@ export interface HttpRequest<Body = unknown, Query = Record<string, string>, Par
   requestId: string;
   /** `scheme://host` the client used, for absolute links. */
   baseUrl: string;
+  /** The caller's address as the gateway saw it (`requestContext.http.sourceIp`), never a header. */
+  sourceIp?: string;
   log: Logger;
   /** The file API's base the request came through (sandbox, region), set by fileApiRoute. */
   apiBase?: ApiBase;

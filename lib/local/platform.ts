@@ -21,6 +21,7 @@ import path from 'node:path';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { ApiKeys } from '../auth/keys.js';
+import { regionConfig } from '../config.js';
 import { SCOPES } from '../auth/scopes.js';
 import type { GoogleAuthMode } from '../google/auth.js';
 import { createS3Client, S3FileStore } from '../files/s3.js';
@@ -76,6 +77,8 @@ export interface Platform {
   /** The serverless-offline process, where the functions run (for measurements). */
   functionsPid: number;
   env: Record<string, string>;
+  /** Each processing region's files bucket (region → bucket name) on the `endpoints.s3` server. */
+  regionBuckets: Record<string, string>;
   /**
    * Stops everything. `abrupt` first kills the functions' process outright, as a crash or a power
    * cut would, so that runs in progress end without finishing.
@@ -148,6 +151,8 @@ export interface BackendsOptions {
   dataDir: string;
   table: string;
   bucket: string;
+  /** Each processing region's own files bucket (region → bucket), made beside `bucket` with the same settings. */
+  regionBuckets?: Record<string, string>;
   queues: BackendQueue[];
   /**
    * The credentials the backends accept and their own clients use (default LOCAL_CREDENTIALS). With a
@@ -212,19 +217,22 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
     const dynamoClient = new DynamoDBClient({ ...client, endpoint: dynamodb });
     await ensureStateTable(dynamoClient, opts.table);
     const s3Client = createS3Client({ region: REGION, endpoint: s3, credentials });
-    try {
-      await s3Client.send(new CreateBucketCommand({ Bucket: opts.bucket }));
-    } catch (err) {
-      if (!(err instanceof BucketAlreadyOwnedByYou) && (err as Error).name !== 'BucketAlreadyExists') throw err;
+    const regionBuckets = opts.regionBuckets ?? {};
+    for (const bucket of new Set([opts.bucket, ...Object.values(regionBuckets)])) {
+      try {
+        await s3Client.send(new CreateBucketCommand({ Bucket: bucket }));
+      } catch (err) {
+        if (!(err instanceof BucketAlreadyOwnedByYou) && (err as Error).name !== 'BucketAlreadyExists') throw err;
+      }
+      await s3Client.send(
+        new PutBucketCorsCommand({
+          Bucket: bucket,
+          CORSConfiguration: {
+            CORSRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET', 'HEAD', 'POST', 'PUT'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'] }],
+          },
+        }),
+      );
     }
-    await s3Client.send(
-      new PutBucketCorsCommand({
-        Bucket: opts.bucket,
-        CORSConfiguration: {
-          CORSRules: [{ AllowedOrigins: ['*'], AllowedMethods: ['GET', 'HEAD', 'POST', 'PUT'], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'] }],
-        },
-      }),
-    );
     const sqsClient = new SQSClient({ ...client, endpoint: sqs });
     const queueArns = new Map<string, string>();
     const createQueue = async (q: BackendQueue): Promise<void> => {
@@ -249,7 +257,12 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
     for (const q of opts.queues) await createQueue(q);
 
     // DynamoDB's TTL and the bucket's lifecycle rule, which dynalite and s3rver lack (every minute).
-    const expiry = { state: new DynamoStateStore(dynamoClient, opts.table), files: new S3FileStore(s3Client, opts.bucket) };
+    const stores = new Map([...new Set([opts.bucket, ...Object.values(regionBuckets)])].map((b) => [b, new S3FileStore(s3Client, b)]));
+    const expiry = {
+      state: new DynamoStateStore(dynamoClient, opts.table),
+      files: stores.get(opts.bucket)!,
+      regionFiles: (region: string | undefined) => stores.get((region !== undefined && regionBuckets[region]) || opts.bucket)!,
+    };
     const expire = () => deleteExpired(expiry).catch(() => {});
     const expiryTimer = setInterval(expire, 60_000);
     expiryTimer.unref();
@@ -284,11 +297,17 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const client = { region: REGION, credentials: LOCAL_CREDENTIALS };
     const table = `${definition.service}-${stage}-state`;
     const bucket = `${definition.service}-${stage}-files`;
+    // One bucket per processing region (REGION_BUCKETS), unless the caller names them.
+    const regionSettings = regionConfig({ ...process.env, ...opts.env });
+    const regionBuckets = Object.keys(regionSettings.REGION_BUCKETS).length
+      ? Object.fromEntries(Object.entries(regionSettings.REGION_BUCKETS).map(([r, b]) => [r, b.bucket]))
+      : Object.fromEntries(regionSettings.REGIONS.map((r) => [r, `${bucket}-${r}`]));
     const localName = (logicalId: string) => definition.queues.find((q) => q.logicalId === logicalId)?.localName ?? logicalId;
     const backends = await startBackends({
       dataDir: opts.dataDir,
       table,
       bucket,
+      regionBuckets,
       queues: definition.queues.map((q) => ({
         name: q.localName,
         visibilityTimeout: opts.visibilityTimeout ?? q.visibilityTimeout,
@@ -327,6 +346,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       SWEEP_RATE: 'rate(1 minute)',
       STATE_TABLE: table,
       FILES_BUCKET: bucket,
+      REGION_BUCKETS: Object.entries(regionBuckets).map(([r, b]) => `${r}=${b}`).join(','),
       ...Object.fromEntries(definition.queues.filter((q) => q.envVar).map((q) => [q.envVar!, q.localName])),
       // serverless.yml deploys `enforced`; the local platform is open unless asked otherwise.
       GOOGLE_AUTH_MODE: opts.googleAuthMode ?? 'open',
@@ -405,24 +425,27 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     stoppers.push(() => dispatcher.stop());
 
-    // Object-created events of uploads, as S3 sends them through EventBridge, to their function.
+    // Object-created events of uploads, as S3 sends them through EventBridge, to their function: from
+    // every files bucket (each region's stack has its own bucket and rule in the cloud).
     const uploadTarget = definition.eventBridgeTargets.find((t) => t.source === 'aws.s3');
     if (uploadTarget) {
       const invokeLambda = new LambdaClient({ ...client, endpoint: lambda });
-      const forwarder = forwardS3Events(s3rver, {
-        bucket,
-        prefix: uploadTarget.keyPrefix,
-        deliver: async (event) => {
-          const out = await invokeLambda.send(
-            new InvokeCommand({ FunctionName: `${definition.service}-${stage}-${uploadTarget.functionKey}`, Payload: JSON.stringify(event) }),
-          );
-          if (out.FunctionError) throw new Error(`${uploadTarget.functionKey} failed: ${Buffer.from(out.Payload ?? []).toString()}`);
-        },
-      });
-      stoppers.push(async () => {
-        forwarder();
-        await forwarder.idle();
-      });
+      for (const eventBucket of new Set([bucket, ...Object.values(regionBuckets)])) {
+        const forwarder = forwardS3Events(s3rver, {
+          bucket: eventBucket,
+          prefix: uploadTarget.keyPrefix,
+          deliver: async (event) => {
+            const out = await invokeLambda.send(
+              new InvokeCommand({ FunctionName: `${definition.service}-${stage}-${uploadTarget.functionKey}`, Payload: JSON.stringify(event) }),
+            );
+            if (out.FunctionError) throw new Error(`${uploadTarget.functionKey} failed: ${Buffer.from(out.Payload ?? []).toString()}`);
+          },
+        });
+        stoppers.push(async () => {
+          forwarder();
+          await forwarder.idle();
+        });
+      }
     }
     // Tells `npm run keys` where the running platform's state lives (the LevelDB files are locked).
     const stateFile = path.join(opts.dataDir, 'platform.json');
@@ -430,7 +453,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => rm(stateFile, { force: true }));
     log(`platform ready at ${baseUrl}`);
 
-    return { baseUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, stop };
+    return { baseUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, regionBuckets, stop };
   } catch (err) {
     await stop();
     throw err;

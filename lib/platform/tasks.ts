@@ -34,6 +34,7 @@ export const taskLinks = () =>
   (links ??= new TaskLinks({
     signer: downloadUrls,
     files: fileStore(),
+    regionFiles: fileStore,
     maxUploadBytes: config().MAX_UPLOAD_BYTES,
     uploadFormSeconds: config().UPLOAD_FORM_SECONDS,
   }));
@@ -76,6 +77,7 @@ export const taskService = () =>
     store: taskStore(),
     scheduler: taskScheduler(),
     files: fileStore(),
+    regionFiles: fileStore,
     log: rootLogger().child({ component: 'tasks' }),
     maxTaskSeconds: config().TASK_MAX_SECONDS,
     onJobCreated: (job, tasks) => webhookNotifier().jobCreated(job, tasks),

@@ -10,7 +10,7 @@
  *   again for a new form.
  * Stored tasks carry neither, which keeps their items small.
  */
-import type { FileStore } from '../files/port.js';
+import { filesOf, type FileStore, type RegionFiles } from '../files/port.js';
 import { downloadPath, type DownloadUrlSigner } from '../files/download-urls.js';
 import { operationDefinition } from '../operations/index.js';
 import { uploadKey } from '../operations/types.js';
@@ -37,6 +37,8 @@ export interface TaskLinksDeps {
   /** The download-URL signer (its key is loaded on first use). */
   signer: () => Promise<DownloadUrlSigner>;
   files: FileStore;
+  /** Each region's files store: an upload form sends the file to the task's region's bucket. */
+  regionFiles?: RegionFiles;
   /** Largest upload a form accepts, bytes. */
   maxUploadBytes: number;
   /** How long a form is valid, at most (seconds). */
@@ -69,7 +71,7 @@ export class TaskLinks {
         const left = task.expiresAt - epochSeconds(now);
         if (left <= 0) return;
         const redirect = typeof task.payload.redirect === 'string' ? task.payload.redirect : undefined;
-        const form = await this.deps.files.uploadForm(uploadKey(task.id), {
+        const form = await filesOf(this.deps, task).uploadForm(uploadKey(task.id), {
           expiresInSeconds: Math.min(this.deps.uploadFormSeconds, left),
           maxBytes: this.deps.maxUploadBytes,
           ...(redirect ? { redirect } : {}),

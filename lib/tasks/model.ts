@@ -54,6 +54,8 @@ export interface TaskRecord extends Item {
   timeoutSeconds: number;
   retryOf: string | null;
   copyOf: string | null;
+  /** The processing region: where the task runs and its files are kept (lib/regions/choice.ts); absent on tasks older than regions. */
+  region?: string;
   /** Content stored at creation (import/raw, import/base64). */
   staged?: { filename: string; md5: string };
   /**
@@ -80,6 +82,8 @@ export interface JobRecord extends Item {
   expiresAt: number;
   taskIds: string[];
   webhookUrl: string | null;
+  /** The processing region of the job and all its tasks. */
+  region?: string;
 }
 
 export const taskKey = (id: string) => ({ pk: `task#${id}`, sk: 'task' });

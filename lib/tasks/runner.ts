@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Config } from '../config.js';
 import { safeDir, safeFilename, uniqueName } from '../files/names.js';
-import type { FileStore } from '../files/port.js';
+import { filesOf, type FileStore, type RegionFiles } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { redactError, redactText, secretValues } from '../redact.js';
 import { RunElsewhere, TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
@@ -25,6 +25,8 @@ export interface RunnerDeps {
   store: TaskStore;
   scheduler: Scheduler;
   files: FileStore;
+  /** Each region's files store: a task reads and writes only its region's. */
+  regionFiles?: RegionFiles;
   config: Config;
   log: Logger;
   implementations: Record<string, Implementation>;
@@ -143,17 +145,18 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       log.info('run stopped: the task ended before its credits were reserved');
       return;
     }
+    const files = filesOf(deps, claimed);
     const used = new Set<string>();
     const ctx: OperationContext = {
       task: claimed,
       payload: claimed.payload,
       inputs,
-      files: deps.files,
+      files,
       config: deps.config,
       log,
       signal: controller.signal,
       finalAttempt: attempt >= deps.config.STEP_MAX_ATTEMPTS,
-      open: async (file) => (await deps.files.get(file.key)).body,
+      open: async (file) => (await files.get(file.key)).body,
       async save(filename, body, opts = {}) {
         // Names and folders may come from input: made safe here, once, for every operation.
         const dir = safeDir(opts.dir);
@@ -161,13 +164,13 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
         const key = outputKey(claimed.id, name, dir);
         if (typeof body === 'string' || Buffer.isBuffer(body)) {
           const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-          await deps.files.put(key, bytes, { contentType: opts.contentType });
+          await files.put(key, bytes, { contentType: opts.contentType });
           const md5 = createHash('md5').update(bytes).digest('hex');
           return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
         const m = meter();
         (body as Readable).on('error', (err) => m.stream.destroy(err));
-        await deps.files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
+        await files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
         return { filename: name, ...m.result(), ...(dir ? { dir } : {}) } satisfies FileEntry;
       },
     };

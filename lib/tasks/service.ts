@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Credits } from '../account/credits.js';
 import { safeFilename } from '../files/names.js';
-import type { FileStore } from '../files/port.js';
+import { filesOf, type FileStore, type RegionFiles } from '../files/port.js';
 import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
 import { minimumCredits } from '../operations/credits.js';
@@ -30,6 +30,8 @@ export interface TaskServiceDeps {
   store: TaskStore;
   scheduler: Scheduler;
   files: FileStore;
+  /** Each region's files store; without it every task's files are in `files`. */
+  regionFiles?: RegionFiles;
   log: Logger;
   /**
    * The longest a task may run: what its step function can run (TASK_MAX_SECONDS). A longer or absent
@@ -47,11 +49,14 @@ export interface TaskServiceDeps {
 export interface TaskOrigin {
   keyId?: string;
   baseUrl?: string;
+  /** The processing region chosen for the request (lib/regions/choice.ts); a job's tasks all take it. */
+  region?: string;
 }
 
 const originFields = (origin: TaskOrigin) => ({
   ...(origin.keyId ? { keyId: origin.keyId } : {}),
   ...(origin.baseUrl ? { baseUrl: origin.baseUrl } : {}),
+  ...(origin.region ? { region: origin.region } : {}),
 });
 
 export class TaskService {
@@ -119,7 +124,7 @@ export class TaskService {
       const decoded = creation.decode(p);
       const bytes = decoded.bytes;
       const filename = safeFilename(decoded.filename);
-      await this.deps.files.put(outputKey(task.id, filename), bytes);
+      await filesOf(this.deps, task).put(outputKey(task.id, filename), bytes);
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, [creation.field]: `[${bytes.length} bytes]` };
@@ -139,6 +144,7 @@ export class TaskService {
         payload: t.payload,
         dependsOn: t.inputNames.map((n) => ids.get(n)!),
         now,
+        origin: origin.region ? { region: origin.region } : undefined,
       });
       task.id = ids.get(t.name)!;
       task.pk = `task#${task.id}`;
@@ -193,7 +199,14 @@ export class TaskService {
       });
     }
     await this.deps.credits?.assertCanCreate(userId, [minimumCredits(spec)]);
-    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf, origin: opts });
+    // The inputs' files never leave their region: the task runs where they are.
+    const region = inputs.find((t) => t.region)?.region ?? opts.region;
+    if (inputs.some((t) => t.region && t.region !== region)) {
+      throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', {
+        fields: { input: [`The input tasks are in different regions (${[...new Set(inputs.map((t) => t.region))].join(', ')}); their files cannot be used together.`] },
+      });
+    }
+    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf, origin: { ...opts, region } });
     await this.#prepare(task);
     await this.deps.store.createTask(task);
     await this.deps.onTaskCreated?.(task);
@@ -229,14 +242,16 @@ export class TaskService {
       retryOf: task.id,
       keyId: typeof task.keyId === 'string' ? task.keyId : undefined,
       baseUrl: typeof task.baseUrl === 'string' ? task.baseUrl : undefined,
+      region: task.region,
     });
     return retried;
   }
 
   async deleteTask(task: TaskRecord): Promise<void> {
     if (!isEnded(task.status)) await this.cancel(task).catch(() => undefined);
-    await this.deps.files.deletePrefix(taskPrefix(task.id));
-    await this.deps.files.deletePrefix(uploadPrefix(task.id));
+    const files = filesOf(this.deps, task);
+    await files.deletePrefix(taskPrefix(task.id));
+    await files.deletePrefix(uploadPrefix(task.id));
     await this.deps.store.deleteTask(task.id);
   }
 

@@ -24,6 +24,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         store: taskStore(),
         scheduler: taskScheduler(),
         files: fileStore(),
+        regionFiles: fileStore,
         config: config(),
         log,
         implementations,

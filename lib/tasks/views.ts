@@ -47,7 +47,7 @@ export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unk
     priority: 0,
     host_name: null,
     storage: null,
-    region: null,
+    region: task.region ?? null,
     depends_on_task_ids: task.dependsOn,
     links: { self: `${ctx.baseUrl}/v2/tasks/${task.id}` },
   };
@@ -90,6 +90,7 @@ export function jobView(job: JobRecord, tasks: TaskRecord[] | undefined, ctx: Vi
     created_at: ts(job.createdAt),
     started_at: ts(job.startedAt),
     ended_at: ts(job.endedAt),
+    region: job.region ?? null,
     links: { self: `${ctx.baseUrl}/v2/jobs/${job.id}` },
   };
   if (tasks) {

@@ -16,6 +16,7 @@ import { SCOPES } from '#lib/auth/scopes.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { callApi } from '../support/file-api.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'two-users-e2e-'));
 let platform: Platform;
@@ -67,15 +68,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function api(key: string, method: string, route: string, body?: unknown) {
-  const res = await fetch(`${platform.baseUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-}
+const api = (key: string, method: string, route: string, body?: unknown) => callApi(platform.baseUrl, key, method, route, body);
 
 const ids = (body: unknown) => ((body as { data: Array<{ id: string }> }).data ?? []).map((x) => x.id);
 

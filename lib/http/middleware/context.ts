@@ -42,6 +42,7 @@ export function requestContext(opts: ContextOptions): MiddlewareObj<APIGatewayPr
         rawBody: rawBodyOf(event),
         requestId,
         baseUrl: baseUrlOf(event, headers, opts.publicBaseUrl?.()),
+        ...(event.requestContext?.http?.sourceIp ? { sourceIp: event.requestContext.http.sourceIp } : {}),
         log: opts.log().child({ requestId, method: event.requestContext?.http?.method, path: event.rawPath }),
       };
     },

@@ -1,0 +1,15 @@
+/** The processing region of a request that creates a job or task (lib/regions/choice.ts), with this instance's settings. */
+import { config } from '../config.js';
+import type { ApiBase } from '../http/api-base.js';
+import { chooseRegion } from '../regions/choice.js';
+import { fixedRegionOf } from '../regions/user-region.js';
+import { stateStore } from './clients.js';
+
+export async function requestRegion(req: { apiBase?: ApiBase; sourceIp?: string; principal: { userId: number } }): Promise<string> {
+  const c = config();
+  const settings = { regions: c.REGIONS, addressTable: c.REGION_ADDRESS_RANGES, defaultRegion: c.REGION_DEFAULT };
+  const forced = req.apiBase?.region;
+  // A regional base decides alone: no need to read the account.
+  const fixed = forced ? undefined : await fixedRegionOf(stateStore(), req.principal.userId);
+  return chooseRegion(settings, { forced, fixed, sourceIp: req.sourceIp }).region;
+}
