@@ -10,7 +10,7 @@ import { jobView, parseInclude } from '#lib/tasks/views.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bodyRequired: true }, async (req) => {
   const plan = planJob(req.body, userFetchPolicy(config()));
-  const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
+  const { job, tasks } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl, sandbox: req.principal.sandbox });
   const links = await taskLinks().for(tasks, req.baseUrl);
   return json(201, { data: jobView(job, tasks, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
 });

@@ -22,7 +22,7 @@ export const handler = fileApiRoute(
       const exporting = OPERATIONS.filter((d) => 'servesDownloads' in d && d.servesDownloads).map((d) => d.name);
       throw invalid('The given data was invalid.', { redirect: [`redirect needs an ${exporting.join(' or ')} task in the job.`] });
     }
-    const { job } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl });
+    const { job } = await taskService().createJob(req.principal.userId, plan, undefined, { keyId: req.principal.keyId, baseUrl: req.baseUrl, sandbox: req.principal.sandbox });
     const store = taskStore();
     const ended = await waitFor(() => store.getJob(job.id), (j) => !j || Boolean(j.endedAt), config().SYNC_MAX_WAIT_SECONDS * 1000);
     return jobResponse(ended ?? job, req, { redirect, status: 201 });

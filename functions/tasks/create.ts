@@ -20,6 +20,7 @@ export const handler = fileApiRoute(
     const task = await taskService().createTask(req.principal.userId, checked.spec, checked.payload, checked.inputs, {
       keyId: req.principal.keyId,
       baseUrl: req.baseUrl,
+      sandbox: req.principal.sandbox,
     });
     const links = await taskLinks().for([task], req.baseUrl);
     return json(201, { data: taskView(task, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
