@@ -14,7 +14,8 @@ import { TaskStore } from '../tasks/store.js';
 import { WebhookNotifier } from '../webhooks/events.js';
 import { webhookStore } from '../webhooks/platform.js';
 import { credits, usage } from './account.js';
-import { stateStore } from './clients.js';
+import { once, stateStore } from './clients.js';
+import { SandboxFiles } from '../sandbox/files.js';
 import { downloadUrls } from './download-urls.js';
 import { fileStore } from './files.js';
 import { rootLogger } from './logger.js';
@@ -28,6 +29,9 @@ let links: TaskLinks | undefined;
 let billing: TaskBilling | undefined;
 
 export const taskStore = () => (store ??= new TaskStore(stateStore()));
+
+/** The users' sandbox whitelists (lib/sandbox/files.ts). */
+export const sandboxFiles = once(() => new SandboxFiles(stateStore()));
 
 /** Export URLs and upload forms, signed when a task is shown. */
 export const taskLinks = () =>
