@@ -14,8 +14,7 @@ import { TaskStore } from '../tasks/store.js';
 import { WebhookNotifier } from '../webhooks/events.js';
 import { webhookStore } from '../webhooks/platform.js';
 import { credits, usage } from './account.js';
-import { once, stateStore } from './clients.js';
-import { SandboxFiles } from '../sandbox/files.js';
+import { stateStore } from './clients.js';
 import { downloadUrls } from './download-urls.js';
 import { fileStore } from './files.js';
 import { rootLogger } from './logger.js';
@@ -29,9 +28,6 @@ let links: TaskLinks | undefined;
 let billing: TaskBilling | undefined;
 
 export const taskStore = () => (store ??= new TaskStore(stateStore()));
-
-/** The users' sandbox whitelists (lib/sandbox/files.ts). */
-export const sandboxFiles = once(() => new SandboxFiles(stateStore()));
 
 /** Export URLs and upload forms, signed when a task is shown. */
 export const taskLinks = () =>
