@@ -1,11 +1,13 @@
 /**
  * API keys for the file API and the Google-dialect APIs.
  *
- *   npm run keys -- create --scopes task.read,task.write [--name ci] [--user <id|email>]   prints only the new key
+ *   npm run keys -- create --scopes task.read,task.write [--name ci] [--user <id|email>] [--sandbox]   prints only the new key
  *   npm run keys -- create --scopes cloud-platform,drive.labels         Google OAuth scopes, short or full URL
- *   npm run keys -- list                                               id, user, name, scopes, created, revoked
+ *   npm run keys -- list                                               id, user, name, scopes, created, state, live|sandbox
  *   npm run keys -- revoke <id>
  *
+ * `--sandbox`: a key of the file API's sandbox (`/sandbox/v2`, lib/sandbox): it works there only, and
+ * live keys do not work there.
  * A key belongs to a user (`--user`, default the built-in account 1). Locally it uses the state of
  * `npm start` (scripts/cli.ts); for a deployed stage, pass `--table <name> [--region <region>]`.
  */
@@ -21,13 +23,14 @@ const { values, positionals } = parseArgs({
     scopes: { type: 'string' },
     name: { type: 'string' },
     user: { type: 'string' },
+    sandbox: { type: 'boolean' },
     ...STORE_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   },
 });
 const [command, arg] = positionals;
 
-const usage = `usage: npm run keys -- create --scopes ${'<scope,…>'} [--name <name>] [--user <id|email>] | list | revoke <id>  [--table <name> --region <region>]`;
+const usage = `usage: npm run keys -- create --scopes ${'<scope,…>'} [--name <name>] [--user <id|email>] [--sandbox] | list | revoke <id>  [--table <name> --region <region>]`;
 
 process.exitCode = await runTool({
   usage,
@@ -47,13 +50,13 @@ process.exitCode = await runTool({
           if (user.disabledAt) throw new InvalidKeyInputError(`user ${user.id} is disabled`);
           userId = user.id;
         }
-        const { key } = await keys.create({ scopes, name: values.name, userId });
+        const { key } = await keys.create({ scopes, name: values.name, userId, sandbox: values.sandbox });
         process.stdout.write(key + '\n');
       },
       async list() {
         for (const k of await keys.list()) {
           const state = k.revokedAt ? `revoked ${k.revokedAt}` : 'active';
-          console.log([k.keyId, `user ${k.userId}`, k.name || '-', k.scopes.join(','), k.createdAt, state].join('\t'));
+          console.log([k.keyId, `user ${k.userId}`, k.name || '-', k.scopes.join(','), k.createdAt, state, k.sandbox ? 'sandbox' : 'live'].join('\t'));
         }
       },
       async revoke() {

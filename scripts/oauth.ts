@@ -1,13 +1,14 @@
 /**
  * OAuth clients (applications that users authorize).
  *
- *   npm run -s oauth -- clients create --name <name> --redirect-uri <uri> [--redirect-uri <uri>…] [--public] [--implicit]
+ *   npm run -s oauth -- clients create --name <name> --redirect-uri <uri> [--redirect-uri <uri>…] [--public] [--implicit] [--sandbox]
  *       prints the client id, and for a confidential client its secret, shown this once
- *   npm run -s oauth -- clients list                    id, name, kind, grants, redirect URIs, created
+ *   npm run -s oauth -- clients list                    id, name, kind, grants, redirect URIs, created, live|sandbox
  *   npm run -s oauth -- clients delete <id>             every token issued to it stops working
  *
  * `--public`: a browser or native app without a secret (PKCE required). `--implicit`: may also use
  * the implicit grant (response_type=token); prefer the code flow with PKCE for new applications.
+ * `--sandbox`: the client's access tokens are sandbox tokens (the file API's `/sandbox/v2` only).
  * One entry per subcommand in `commands`. Locally it uses the state of `npm start` (scripts/cli.ts);
  * for a deployed stage, pass `--table <name> [--region <region>]`.
  */
@@ -22,13 +23,14 @@ const { values, positionals } = parseArgs({
     'redirect-uri': { type: 'string', multiple: true },
     public: { type: 'boolean' },
     implicit: { type: 'boolean' },
+    sandbox: { type: 'boolean' },
     ...STORE_OPTIONS,
     help: { type: 'boolean', short: 'h' },
   },
 });
 const [group, command, arg] = positionals;
 
-const usage = `usage: npm run -s oauth -- clients create --name <name> --redirect-uri <uri> [--redirect-uri <uri>…] [--public] [--implicit]
+const usage = `usage: npm run -s oauth -- clients create --name <name> --redirect-uri <uri> [--redirect-uri <uri>…] [--public] [--implicit] [--sandbox]
                         | clients list | clients delete <id>  [--table <name> --region <region>]`;
 
 process.exitCode = await runTool({
@@ -46,6 +48,7 @@ process.exitCode = await runTool({
           redirectUris: values['redirect-uri'] ?? [],
           public: values.public,
           implicit: values.implicit,
+          sandbox: values.sandbox,
         });
         console.log(`client_id\t${client.id}`);
         if (secret) console.log(`client_secret\t${secret}`);
@@ -54,7 +57,7 @@ process.exitCode = await runTool({
       async list() {
         for (const c of await clients.list()) {
           const grants = ['code', ...(c.implicit ? ['implicit'] : [])].join('+');
-          console.log([c.id, c.name, c.public ? 'public' : 'confidential', grants, c.redirectUris.join(' '), c.createdAt].join('\t'));
+          console.log([c.id, c.name, c.public ? 'public' : 'confidential', grants, c.redirectUris.join(' '), c.createdAt, c.sandbox ? 'sandbox' : 'live'].join('\t'));
         }
       },
       async delete() {

@@ -17,6 +17,7 @@ export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bo
     keyId: req.principal.keyId,
     baseUrl: req.baseUrl,
     region: await requestRegion(req),
+    sandbox: req.principal.sandbox,
   });
   const links = await taskLinks().for(tasks, req.baseUrl);
   return json(201, { data: jobView(job, tasks, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });

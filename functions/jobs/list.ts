@@ -19,7 +19,7 @@ export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas:
   const status = req.query['filter[status]'];
   const tag = req.query['filter[tag]'];
   const { items, hasMore } = await collectPage<JobRecord>(
-    (cursor) => store.listJobs(req.principal.userId, { limit: 100, cursor }),
+    (cursor) => store.listJobs(req.principal.userId, { limit: 100, cursor }, req.principal.sandbox),
     (job) => (!status || job.status === status) && (tag === undefined || job.tag === tag),
     page,
     perPage,

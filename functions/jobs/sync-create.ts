@@ -29,6 +29,7 @@ export const handler = fileApiRoute(
       keyId: req.principal.keyId,
       baseUrl: req.baseUrl,
       region: await requestRegion(req),
+      sandbox: req.principal.sandbox,
     });
     const store = taskStore();
     const ended = await waitFor(() => store.getJob(job.id), (j) => !j || Boolean(j.endedAt), config().SYNC_MAX_WAIT_SECONDS * 1000);

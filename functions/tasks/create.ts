@@ -22,6 +22,7 @@ export const handler = fileApiRoute(
       keyId: req.principal.keyId,
       baseUrl: req.baseUrl,
       region: await requestRegion(req),
+      sandbox: req.principal.sandbox,
     });
     const links = await taskLinks().for([task], req.baseUrl);
     return json(201, { data: taskView(task, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });

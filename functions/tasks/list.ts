@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { json } from '#lib/http/types.js';
 import { taskStore } from '#lib/platform/tasks.js';
-import { collectPage, listBody, pageQuery } from '#lib/tasks/http.js';
+import { collectPage, listBody, owns, pageQuery } from '#lib/tasks/http.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
 import { taskResponse } from '#lib/tasks/task-response.js';
 
@@ -25,12 +25,12 @@ export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas:
   if (jobId) {
     // A job's tasks are known by id: no scan of the caller's tasks.
     const job = await store.getJob(jobId);
-    const all = job && job.userId === req.principal.userId ? (await store.getTasks(job.taskIds)).filter(keep) : [];
+    const all = job && owns(req.principal, job) ? (await store.getTasks(job.taskIds)).filter(keep) : [];
     items = all.slice((page - 1) * perPage, page * perPage);
     hasMore = all.length > page * perPage;
   } else {
     ({ items, hasMore } = await collectPage<TaskRecord>(
-      (cursor) => store.listTasks(req.principal.userId, { limit: 100, cursor }),
+      (cursor) => store.listTasks(req.principal.userId, { limit: 100, cursor }, req.principal.sandbox),
       keep,
       page,
       perPage,

@@ -2,18 +2,37 @@
  * An upload arrived (S3 "Object Created" through EventBridge, locally the same event from the
  * platform): the import/upload task waiting for it finishes with the file, and its dependants start.
  * The form stores files under `uploads/<taskId>/<filename>`; the file moves to the task's own prefix.
+ * A sandbox task takes the file only when its MD5 is whitelisted (lib/sandbox); otherwise the task
+ * ends with SANDBOX_FILE_NOT_ALLOWED and the upload is deleted.
  */
 import type { EventBridgeEvent } from 'aws-lambda';
+import type { Readable } from 'node:stream';
 import { safeFilename } from '#lib/files/names.js';
 import { regionBucket, taskFiles } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
+import { sandboxFiles } from '#lib/platform/sandbox.js';
 import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
-import { outputKey, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
+import { outputKey, TaskFailure, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
+import { isMd5, md5OfStream } from '#lib/sandbox/files.js';
+import { admitSandboxImport } from '#lib/sandbox/gate.js';
+import { isSandbox } from '#lib/tasks/model.js';
 import { waitsForUpload } from '#lib/tasks/links.js';
 
 interface ObjectCreated {
   bucket: { name: string };
   object: { key: string; size?: number; etag?: string };
+}
+
+/**
+ * The uploaded file's MD5. S3 computed it while the form's POST streamed in: the object's ETag is the
+ * MD5 of its bytes for a single-part upload into a bucket encrypted with SSE-S3 (serverless.yml), and
+ * a POST upload is always single-part. An ETag of another form (SSE-KMS, a multipart object) is not an
+ * MD5: then the stored file is read once, as a stream.
+ */
+async function uploadedMd5(etag: string | undefined, open: () => Promise<{ body: Readable }>): Promise<string> {
+  const unquoted = etag?.replace(/"/g, '').toLowerCase();
+  if (unquoted && isMd5(unquoted)) return unquoted;
+  return md5OfStream((await open()).body);
 }
 
 /** S3 event keys are URL-encoded with `+` for spaces. */
@@ -43,12 +62,21 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
     return;
   }
   const files = taskFiles(task);
+  const md5 = await uploadedMd5(event.detail.object.etag, () => files.get(key));
+  if (isSandbox(task)) {
+    try {
+      await admitSandboxImport(sandboxFiles(), files, task, [{ filename, md5 }]);
+    } catch (err) {
+      if (!(err instanceof TaskFailure)) throw err;
+      const failed = await store.fail(taskId, { code: err.code, message: err.message }, { from: ['waiting'] });
+      log.info('sandbox upload refused', { taskId, md5 });
+      if (failed) await taskScheduler().afterEnd(failed);
+      return;
+    }
+  }
   const stored = await files.copy(key, outputKey(taskId, filename));
   await files.deletePrefix(uploadPrefix(taskId));
-  const etag = event.detail.object.etag?.replace(/"/g, '');
-  const finished = await store.finishWaiting(taskId, {
-    files: [{ filename, size: stored.size, ...(etag && /^[0-9a-f]{32}$/.test(etag) ? { md5: etag } : {}) }],
-  });
+  const finished = await store.finishWaiting(taskId, { files: [{ filename, size: stored.size, md5 }] });
   if (finished) {
     log.info('upload received', { taskId, size: stored.size });
     await taskScheduler().afterEnd(finished);

@@ -36,11 +36,11 @@ export const handler = fileApiRoute({ scope: 'webhook.write', bodyRequired: true
   }
   const keyIds = req.body.api_key_ids ?? [];
   if (keyIds.length) {
-    const mine = new Set((await apiKeys().list()).filter((k) => k.userId === req.principal.userId && !k.revokedAt).map((k) => k.keyId));
+    const mine = new Set((await apiKeys().list()).filter((k) => k.userId === req.principal.userId && !k.revokedAt && (k.sandbox === true) === req.principal.sandbox).map((k) => k.keyId));
     const unknown = keyIds.filter((id) => !mine.has(id));
     if (unknown.length) throw invalid('The given data was invalid.', { api_key_ids: unknown.map((id) => `There is no API key with id ${id}.`) });
   }
-  const hook = await webhookStore().create({ userId: req.principal.userId, url: req.body.url, events: req.body.events, keyIds });
+  const hook = await webhookStore().create({ userId: req.principal.userId, url: req.body.url, events: req.body.events, keyIds, sandbox: req.principal.sandbox });
   req.log.info('webhook created', { webhookId: hook.id, events: hook.events });
   return json(201, { data: webhookView(hook, apiUrlOf(req)) });
 });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { notFound } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { noContent } from '#lib/http/types.js';
+import { owns } from '#lib/tasks/http.js';
 import { webhookStore } from '#lib/webhooks/platform.js';
 
 const params = z.object({ id: z.string().uuid('must be a webhook id') });
@@ -10,7 +11,7 @@ const params = z.object({ id: z.string().uuid('must be a webhook id') });
 export const handler = fileApiRoute({ scope: 'webhook.write', body: 'none', schemas: { params } }, async (req) => {
   const store = webhookStore();
   const hook = await store.get(req.params.id);
-  if (!hook || hook.userId !== req.principal.userId) throw notFound(`No webhook with id ${req.params.id}.`);
+  if (!hook || !owns(req.principal, hook)) throw notFound(`No webhook with id ${req.params.id}.`);
   await store.delete(hook.id);
   return noContent();
 });

@@ -13,7 +13,7 @@ export const handler = fileApiRoute({ scope: 'webhook.read', body: 'none', schem
   const { page, per_page: perPage } = req.query;
   const url = req.query['filter[url]'];
   const { items, hasMore } = await collectPage<WebhookRecord>(
-    (cursor) => webhookStore().list(req.principal.userId, { limit: 100, cursor }),
+    (cursor) => webhookStore().list(req.principal.userId, { limit: 100, cursor }, req.principal.sandbox),
     (hook) => url === undefined || hook.url === url,
     page,
     perPage,

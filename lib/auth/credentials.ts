@@ -16,6 +16,8 @@ export interface Credential {
   keyId: string;
   scopes: string[];
   kind: 'api-key' | 'oauth';
+  /** A sandbox key, or a token of a sandbox OAuth client: good only at the sandbox base. */
+  sandbox: boolean;
 }
 
 export class Credentials {
@@ -28,13 +30,13 @@ export class Credentials {
   async verify(bearer: string): Promise<Credential | undefined> {
     if (bearer.startsWith(TOKEN_PREFIX.access)) {
       const grant = await this.tokens.verifyAccessToken(bearer);
-      if (grant) return { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth' };
+      if (grant) return { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth', sandbox: grant.sandbox };
       // An API key chosen to look like a token (`API_KEY=oat_… npm start`) is still a key.
     }
     const key = await this.keys.verify(bearer);
     if (!key) return undefined;
     const user = await this.store.get<UserRecord>(userKey(key.userId));
     if (!isActiveUser(key.userId, user)) return undefined;
-    return { userId: key.userId, keyId: key.keyId, scopes: key.scopes, kind: 'api-key' };
+    return { userId: key.userId, keyId: key.keyId, scopes: key.scopes, kind: 'api-key', sandbox: key.sandbox === true };
   }
 }

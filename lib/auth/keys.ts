@@ -18,6 +18,8 @@ export interface ApiKeyRecord {
   scopes: Scope[];
   createdAt: string;
   revokedAt?: string;
+  /** A sandbox key: accepted only at the sandbox base (`/sandbox/v2`), never at a live one. */
+  sandbox?: boolean;
   [k: string]: unknown;
 }
 
@@ -44,7 +46,7 @@ export class ApiKeys {
   constructor(private readonly store: StateStore) {}
 
   /** Creates a key (random unless `secret` is given) and returns it with its record. */
-  async create(opts: { scopes: Scope[]; name?: string; userId?: number; secret?: string }) {
+  async create(opts: { scopes: Scope[]; name?: string; userId?: number; secret?: string; sandbox?: boolean }) {
     const key = opts.secret ?? `key_${randomBytes(30).toString('base64url')}`;
     if (key.length < 16 || /\s/.test(key)) throw new InvalidKeyInputError('a key must be at least 16 characters with no spaces');
     const hash = hashKey(key);
@@ -59,6 +61,7 @@ export class ApiKeys {
       name: opts.name ?? '',
       scopes: opts.scopes,
       createdAt,
+      ...(opts.sandbox ? { sandbox: true } : {}),
     };
     await this.store.put(record);
     return { key, record };

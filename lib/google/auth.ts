@@ -59,13 +59,20 @@ export function googleAuth(opts: GoogleAuthOptions): MiddlewareObj<any, any, Err
           details: [errorInfo('ACCESS_TOKEN_TYPE_UNSUPPORTED', { service: opts.service })],
         });
       }
+      if (record.sandbox) {
+        // The sandbox is the file API's (/sandbox/v2): its keys and tokens are good nowhere else.
+        throw new ApiError('UNAUTHENTICATED', 'Request had invalid authentication credentials: a sandbox key or token works only at the file API\'s sandbox (/sandbox/v2).', {
+          headers: challenge,
+          details: [errorInfo('ACCESS_TOKEN_TYPE_UNSUPPORTED', { service: opts.service })],
+        });
+      }
       if (!opts.scopes.some((s) => record.scopes.includes(s))) {
         throw new ApiError('PERMISSION_DENIED', `Request had insufficient authentication scopes; the key needs one of ${opts.scopes.join(', ')}.`, {
           headers: { 'www-authenticate': `Bearer realm="${opts.service}", error="insufficient_scope", scope="${opts.scopes.join(' ')}"` },
           details: [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', { service: opts.service })],
         });
       }
-      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes };
+      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes, sandbox: false };
       http.log = http.log.child({ keyId: record.keyId });
     },
   };

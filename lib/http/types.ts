@@ -31,6 +31,8 @@ export interface Principal {
   userId: number;
   keyId: string;
   scopes: string[];
+  /** A sandbox credential (lib/sandbox): it works only at the sandbox base and sees only sandbox records. */
+  sandbox: boolean;
 }
 
 export interface HttpResponse {

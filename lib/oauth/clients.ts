@@ -3,6 +3,7 @@
  * A confidential client gets a secret, shown once; only its SHA-256 is stored (the secret is 256
  * random bits, so a fast hash is enough) and it is compared in constant time. A public client (a
  * browser or native app) has no secret and must use PKCE. `implicit` allows `response_type=token`.
+ * `sandbox`: the tokens it gets are sandbox tokens (the file API's sandbox base only).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { queryAll, type StateStore } from '../state/port.js';
@@ -21,6 +22,8 @@ export interface ClientRecord {
   /** Whether the implicit grant (`response_type=token`) is allowed. */
   implicit: boolean;
   secretHash?: string;
+  /** A sandbox client: its access tokens work only at the file API's sandbox base (`/sandbox/v2`). */
+  sandbox?: boolean;
   createdAt: string;
   [k: string]: unknown;
 }
@@ -37,7 +40,7 @@ const CLIENT_ID = /^[0-9a-f]{24}$/;
 export class OAuthClients {
   constructor(private readonly store: StateStore) {}
 
-  async create(opts: { name: string; redirectUris: string[]; public?: boolean; implicit?: boolean }): Promise<{ client: ClientRecord; secret?: string }> {
+  async create(opts: { name: string; redirectUris: string[]; public?: boolean; implicit?: boolean; sandbox?: boolean }): Promise<{ client: ClientRecord; secret?: string }> {
     const name = opts.name.trim();
     if (!name || name.length > 100) throw new ClientInputError('give the application a name of 1 to 100 characters (--name)');
     if (!opts.redirectUris.length) throw new ClientInputError('give at least one --redirect-uri');
@@ -60,6 +63,7 @@ export class OAuthClients {
       public: opts.public ?? false,
       implicit: opts.implicit ?? false,
       ...(secret ? { secretHash: sha256(secret).toString('hex') } : {}),
+      ...(opts.sandbox ? { sandbox: true } : {}),
       createdAt,
     };
     await this.store.put(client, { condition: { exists: false } });

@@ -100,6 +100,8 @@ const tokenKey = (token: string, kind: 'access' | 'refresh') => ({ pk: `oauthtok
 /** What a valid access token grants. */
 export interface AccessGrant extends Subject {
   scopes: string[];
+  /** Issued to a sandbox client: good only at the file API's sandbox base. */
+  sandbox: boolean;
 }
 
 export class TokenStore {
@@ -144,6 +146,11 @@ export class TokenStore {
    * given) not revoked. One batch read.
    */
   async isLive(subject: Subject, familyId?: string): Promise<boolean> {
+    return (await this.#liveClient(subject, familyId)) !== undefined;
+  }
+
+  /** The subject's client when the subject may still act (as `isLive`), else undefined. */
+  async #liveClient(subject: Subject, familyId?: string): Promise<ClientRecord | undefined> {
     const keys = [userKey(subject.userId), clientKey(subject.clientId), grantKey(subject.userId, subject.clientId)];
     if (familyId) keys.push(familyKey(familyId));
     const items = await this.store.getMany<Item>(keys);
@@ -152,7 +159,7 @@ export class TokenStore {
     const client = find(clientKey(subject.clientId)) as ClientRecord | undefined;
     const grant = find(grantKey(subject.userId, subject.clientId)) as GrantRecord | undefined;
     const family = familyId ? (find(familyKey(familyId)) as FamilyRecord | undefined) : undefined;
-    return isActiveUser(subject.userId, user) && !!client && grant?.grantId === subject.grantId && !family?.revokedAt;
+    return isActiveUser(subject.userId, user) && grant?.grantId === subject.grantId && !family?.revokedAt ? client : undefined;
   }
 
   // Families ----------------------------------------------------------------------------------------
@@ -268,8 +275,9 @@ export class TokenStore {
   async verifyAccessToken(token: string): Promise<AccessGrant | undefined> {
     if (!token.startsWith(TOKEN_PREFIX.access)) return undefined;
     const record = await this.store.get<TokenRecord>(tokenKey(token, 'access'));
-    if (!record || !(await this.isLive(record, record.familyId))) return undefined;
-    return { userId: record.userId, clientId: record.clientId, grantId: record.grantId, scopes: record.scopes };
+    const client = record && (await this.#liveClient(record, record.familyId));
+    if (!record || !client) return undefined;
+    return { userId: record.userId, clientId: record.clientId, grantId: record.grantId, scopes: record.scopes, sandbox: client.sandbox === true };
   }
 
   /**

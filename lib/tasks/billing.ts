@@ -12,6 +12,8 @@
  *   task is counted at most once (a crash between the two leaves it out of the usage; the balance is
  *   exact either way).
  *
+ * Sandbox tasks reserve nothing, pay nothing (`credits: 0`) and stay out of the usage ledger.
+ *
  * A task cancelled or timed out while its run was between the two writes of `reserve` may be settled
  * before its hold exists; the run sees the task ended after taking the hold and gives it back itself.
  */
@@ -20,7 +22,7 @@ import { dayOf, type Usage } from '../account/usage.js';
 import type { Logger } from '../log.js';
 import { operationDefinition } from '../operations/index.js';
 import { TaskFailure, type InputFile } from '../operations/types.js';
-import { isEnded, type TaskRecord } from './model.js';
+import { isEnded, isSandbox, type TaskRecord } from './model.js';
 import type { TaskStore } from './store.js';
 
 export interface BillingDeps {
@@ -41,6 +43,8 @@ export class TaskBilling {
    */
   async reserve(task: TaskRecord, attempt: number, inputs: readonly InputFile[]): Promise<boolean> {
     const { store, credits } = this.deps;
+    // The sandbox runs without credits: nothing is reserved.
+    if (isSandbox(task)) return true;
     let reservation = task.reservation;
     if (!reservation) {
       const cost = this.deps.estimate(task, inputs);
@@ -69,6 +73,8 @@ export class TaskBilling {
   async settle(task: TaskRecord): Promise<TaskRecord> {
     if (task.settledAt || !isEnded(task.status)) return task;
     const { store, credits, usage, log } = this.deps;
+    // A sandbox task paid nothing and is not counted in the usage: it is only marked settled, at 0.
+    if (isSandbox(task)) return (await store.settle(task.id, 0)) ?? (await store.getTask(task.id)) ?? task;
     const charged = chargeOf(task);
     const reserved = task.reservation?.credits ?? 0;
     if (task.status === 'finished' && (task.credits ?? 0) > reserved) {

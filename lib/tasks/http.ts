@@ -3,20 +3,24 @@ import * as z from 'zod';
 import { notFound } from '../errors.js';
 import type { HttpRequest, Principal } from '../http/types.js';
 import type { Page } from '../state/port.js';
-import type { JobRecord, TaskRecord } from './model.js';
+import { isSandbox, type JobRecord, type TaskRecord } from './model.js';
 import type { TaskStore } from './store.js';
 
 export const idParams = z.object({ id: z.string().uuid('must be a task or job id') });
 
+/** Whether the caller may see the record: the caller's own, and of the caller's kind (sandbox or live). */
+export const owns = (principal: Principal, record: { userId: number; sandbox?: unknown }) =>
+  record.userId === principal.userId && isSandbox(record) === principal.sandbox;
+
 export async function ownedTask(store: TaskStore, id: string, principal: Principal): Promise<TaskRecord> {
   const task = await store.getTask(id);
-  if (!task || task.userId !== principal.userId) throw notFound(`No task with id ${id}.`);
+  if (!task || !owns(principal, task)) throw notFound(`No task with id ${id}.`);
   return task;
 }
 
 export async function ownedJob(store: TaskStore, id: string, principal: Principal): Promise<JobRecord> {
   const job = await store.getJob(id);
-  if (!job || job.userId !== principal.userId) throw notFound(`No job with id ${id}.`);
+  if (!job || !owns(principal, job)) throw notFound(`No job with id ${id}.`);
   return job;
 }
 

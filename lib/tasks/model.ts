@@ -65,6 +65,8 @@ export interface TaskRecord extends Item {
   reservation?: { credits: number; held: boolean };
   /** When the task's credits were settled (charged, refunded, counted in the usage), once. */
   settledAt?: string;
+  /** A sandbox task (lib/sandbox): seen only with sandbox credentials, never charged, imports whitelisted files only. */
+  sandbox?: boolean;
   /** Claim bookkeeping of the step consumers. */
   attempt?: number;
   leaseUntil?: number;
@@ -84,12 +86,17 @@ export interface JobRecord extends Item {
   webhookUrl: string | null;
   /** The processing region of the job and all its tasks. */
   region?: string;
+  /** A sandbox job (lib/sandbox): seen only with sandbox credentials. */
+  sandbox?: boolean;
 }
 
 export const taskKey = (id: string) => ({ pk: `task#${id}`, sk: 'task' });
 export const jobKey = (id: string) => ({ pk: `job#${id}`, sk: 'job' });
-export const userTasksIndex = (userId: number) => `tasks#${userId}`;
-export const userJobsIndex = (userId: number) => `jobs#${userId}`;
+/** The user's tasks and jobs, newest first; the sandbox's are listed apart from the live ones. */
+export const userTasksIndex = (userId: number, sandbox = false) => `${sandbox ? 'sandbox-' : ''}tasks#${userId}`;
+export const userJobsIndex = (userId: number, sandbox = false) => `${sandbox ? 'sandbox-' : ''}jobs#${userId}`;
+/** Whether a job, task or webhook record belongs to the sandbox (records without the flag are live). */
+export const isSandbox = (record: { sandbox?: unknown }) => record.sandbox === true;
 
 /**
  * The sparse index of tasks under way (gsi2): a task is in it from being queued until it ends, under

@@ -16,7 +16,9 @@ import type { Logger } from '../log.js';
 import { redactError, redactText, secretValues } from '../redact.js';
 import { RunElsewhere, TaskFailure, outputKey, type Implementation, type InputFile, type OperationContext } from '../operations/types.js';
 import type { ProcessQueueName, QueueName } from '../queue/port.js';
-import { isEnded, type FileEntry, type TaskRecord } from './model.js';
+import { isEnded, isSandbox, type FileEntry, type TaskRecord } from './model.js';
+import type { SandboxFiles } from '../sandbox/files.js';
+import { admitSandboxImport } from '../sandbox/gate.js';
 import type { TaskBilling } from './billing.js';
 import type { Scheduler } from './scheduler.js';
 import type { TaskStore } from './store.js';
@@ -37,6 +39,8 @@ export interface RunnerDeps {
    * the number of times it has been handed on so far. Consumers without it fail such a task.
    */
   forward?: (task: TaskRecord, queue: ProcessQueueName, hops: number) => Promise<void>;
+  /** The sandbox whitelist every file of a sandbox import must be on (lib/sandbox); without it, none is. */
+  sandboxFiles?: Pick<SandboxFiles, 'notAllowed'>;
   /** Reserves the task's credits before it runs (lib/tasks/billing.ts); without it runs are not charged. */
   billing?: Pick<TaskBilling, 'reserve'>;
   /** The queue this consumer reads (a task is never handed on to it). */
@@ -175,6 +179,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       },
     };
     const outcome = await log.time('task run', () => abortable(implementation(ctx), controller.signal));
+    if (isSandbox(claimed) && claimed.step === 'import') await admitSandboxImport(deps.sandboxFiles, files, claimed, outcome.result.files ?? []);
     const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result));
     if (resultBytes > MAX_RESULT_BYTES) {
       const count = outcome.result.files?.length ?? 0;

@@ -17,6 +17,7 @@ import {
   DEFAULT_TASK_TIMEOUT_SECONDS,
   TASK_LIFETIME_SECONDS,
   isEnded,
+  isSandbox,
   userJobsIndex,
   userTasksIndex,
   type JobRecord,
@@ -45,18 +46,23 @@ export interface TaskServiceDeps {
   credits?: Pick<Credits, 'assertCanCreate'>;
 }
 
-/** Who created a job or task: the API key (webhooks can be assigned to keys) and the base URL of its links. */
+/**
+ * Who created a job or task: the API key (webhooks can be assigned to keys), the base URL of its links,
+ * and whether it was the sandbox (its records are apart from the live ones and use no credits).
+ */
 export interface TaskOrigin {
   keyId?: string;
   baseUrl?: string;
   /** The processing region chosen for the request (lib/regions/choice.ts); a job's tasks all take it. */
   region?: string;
+  sandbox?: boolean;
 }
 
 const originFields = (origin: TaskOrigin) => ({
   ...(origin.keyId ? { keyId: origin.keyId } : {}),
   ...(origin.baseUrl ? { baseUrl: origin.baseUrl } : {}),
   ...(origin.region ? { region: origin.region } : {}),
+  ...(origin.sandbox ? { sandbox: true } : {}),
 });
 
 export class TaskService {
@@ -72,13 +78,14 @@ export class TaskService {
     now: Date;
     retryOf?: string;
     origin?: TaskOrigin;
+    sandbox?: boolean;
   }): TaskRecord {
     const id = randomUUID();
     const createdAt = args.now.toISOString();
     return {
       pk: `task#${id}`,
       sk: 'task',
-      gsi1pk: userTasksIndex(args.userId),
+      gsi1pk: userTasksIndex(args.userId, args.sandbox),
       gsi1sk: `${createdAt}#${id}`,
       id,
       userId: args.userId,
@@ -109,6 +116,7 @@ export class TaskService {
       retryOf: args.retryOf ?? null,
       copyOf: args.retryOf ?? null,
       ...originFields(args.origin ?? {}),
+      ...(args.sandbox ? { sandbox: true } : {}),
     };
   }
 
@@ -132,7 +140,8 @@ export class TaskService {
   }
 
   async createJob(userId: number, plan: JobPlan, now = new Date(), origin: TaskOrigin = {}): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
-    await this.deps.credits?.assertCanCreate(userId, plan.tasks.map((t) => minimumCredits(t.spec)));
+    // The sandbox uses no credits.
+    if (!origin.sandbox) await this.deps.credits?.assertCanCreate(userId, plan.tasks.map((t) => minimumCredits(t.spec)));
     const jobId = randomUUID();
     const ids = new Map(plan.tasks.map((t) => [t.name, randomUUID()]));
     const tasks = plan.tasks.map((t) => {
@@ -145,6 +154,7 @@ export class TaskService {
         dependsOn: t.inputNames.map((n) => ids.get(n)!),
         now,
         origin: origin.region ? { region: origin.region } : undefined,
+        sandbox: origin.sandbox,
       });
       task.id = ids.get(t.name)!;
       task.pk = `task#${task.id}`;
@@ -160,7 +170,7 @@ export class TaskService {
     const job: JobRecord = {
       pk: `job#${jobId}`,
       sk: 'job',
-      gsi1pk: userJobsIndex(userId),
+      gsi1pk: userJobsIndex(userId, origin.sandbox),
       gsi1sk: `${createdAt}#${jobId}`,
       id: jobId,
       userId,
@@ -192,13 +202,14 @@ export class TaskService {
     opts: { retryOf?: string } & TaskOrigin = {},
   ): Promise<TaskRecord> {
     const inputs = await this.deps.store.getTasks(inputIds);
-    const missing = inputIds.filter((id) => !inputs.some((t) => t.id === id && t.userId === userId));
+    // A sandbox task takes only sandbox inputs, a live one only live ones.
+    const missing = inputIds.filter((id) => !inputs.some((t) => t.id === id && t.userId === userId && isSandbox(t) === Boolean(opts.sandbox)));
     if (missing.length) {
       throw new ApiError('INVALID_ARGUMENT', 'The given data was invalid.', {
         fields: { input: missing.map((id) => `There is no task with id ${id}.`) },
       });
     }
-    await this.deps.credits?.assertCanCreate(userId, [minimumCredits(spec)]);
+    if (!opts.sandbox) await this.deps.credits?.assertCanCreate(userId, [minimumCredits(spec)]);
     // The inputs' files never leave their region: the task runs where they are.
     const region = inputs.find((t) => t.region)?.region ?? opts.region;
     if (inputs.some((t) => t.region && t.region !== region)) {
@@ -206,7 +217,7 @@ export class TaskService {
         fields: { input: [`The input tasks are in different regions (${[...new Set(inputs.map((t) => t.region))].join(', ')}); their files cannot be used together.`] },
       });
     }
-    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf, origin: { ...opts, region } });
+    const task = this.#newTask({ userId, jobId: null, spec, payload, dependsOn: inputIds, now: new Date(), retryOf: opts.retryOf, origin: { ...opts, region }, sandbox: opts.sandbox });
     await this.#prepare(task);
     await this.deps.store.createTask(task);
     await this.deps.onTaskCreated?.(task);
@@ -243,6 +254,7 @@ export class TaskService {
       keyId: typeof task.keyId === 'string' ? task.keyId : undefined,
       baseUrl: typeof task.baseUrl === 'string' ? task.baseUrl : undefined,
       region: task.region,
+      sandbox: isSandbox(task),
     });
     return retried;
   }

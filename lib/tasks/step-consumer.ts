@@ -4,6 +4,7 @@ import type { Implementation } from '../operations/types.js';
 import { fileStore } from '../platform/files.js';
 import { rootLogger } from '../platform/logger.js';
 import { queueClient } from '../platform/queue.js';
+import { sandboxFiles } from '../platform/sandbox.js';
 import { taskBilling, taskScheduler, taskStore } from '../platform/tasks.js';
 import { backoff, sqsConsumer } from '../queue/consumer.js';
 import type { QueueName } from '../queue/port.js';
@@ -29,6 +30,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         log,
         implementations,
         billing: taskBilling(),
+        sandboxFiles: sandboxFiles(),
         deadlineMs,
         requeue: (task, delaySeconds) => queueClient().send(queue, { taskId: task.id, ...(message.hops ? { hops: message.hops } : {}) }, { delaySeconds }),
         forward: (task, to, hops) => queueClient().send(to, { taskId: task.id, hops }),

@@ -47,12 +47,13 @@ export class TaskStore {
     await this.state.put(task, { condition: { exists: false } });
   }
 
-  listTasks(userId: number, opts: ListOptions) {
-    return this.state.query<TaskRecord>(userTasksIndex(userId), { index: 'gsi1', descending: true, ...opts });
+  /** The user's live tasks, or with `sandbox` the sandbox's, newest first. */
+  listTasks(userId: number, opts: ListOptions, sandbox = false) {
+    return this.state.query<TaskRecord>(userTasksIndex(userId, sandbox), { index: 'gsi1', descending: true, ...opts });
   }
 
-  listJobs(userId: number, opts: ListOptions) {
-    return this.state.query<JobRecord>(userJobsIndex(userId), { index: 'gsi1', descending: true, ...opts });
+  listJobs(userId: number, opts: ListOptions, sandbox = false) {
+    return this.state.query<JobRecord>(userJobsIndex(userId, sandbox), { index: 'gsi1', descending: true, ...opts });
   }
 
   /**

@@ -7,6 +7,8 @@
  * the files bucket instead, and the message names it. Messages carry no secret: the consumer looks
  * the signing secret up.
  *
+ * Sandbox jobs and tasks reach only sandbox endpoints, live ones only live endpoints.
+ *
  * Notification never breaks the pipeline: a failure to notify is logged, the job goes on.
  */
 import { createHash } from 'node:crypto';
@@ -14,7 +16,7 @@ import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { Queue } from '../queue/port.js';
 import type { TaskLinks } from '../tasks/links.js';
-import type { JobRecord, TaskRecord } from '../tasks/model.js';
+import { isSandbox, type JobRecord, type TaskRecord } from '../tasks/model.js';
 import type { TaskStore } from '../tasks/store.js';
 import { jobView, taskView } from '../tasks/views.js';
 import { JOB_URL_EVENTS, originOf, type WebhookEvent, type WebhookRecord } from './model.js';
@@ -64,7 +66,7 @@ export class WebhookNotifier {
 
   async jobCreated(job: JobRecord, tasks: TaskRecord[]): Promise<void> {
     await this.#safely('job.created', job.id, async () => {
-      const hooks = await this.deps.webhooks.all(job.userId);
+      const hooks = await this.deps.webhooks.all(job.userId, isSandbox(job));
       const { keyId } = originOf(job);
       if (!hooks.some((h) => h.events.some((e) => e === 'job.created' || e === 'task.created'))) return;
       const messages = await this.#fanOut(hooks, 'job.created', job.userId, keyId, () => this.#jobBody('job.created', job, tasks));
@@ -78,7 +80,7 @@ export class WebhookNotifier {
   /** A standalone task was created. */
   async taskCreated(task: TaskRecord): Promise<void> {
     await this.#safely('task.created', task.id, async () => {
-      const hooks = await this.deps.webhooks.all(task.userId);
+      const hooks = await this.deps.webhooks.all(task.userId, isSandbox(task));
       await this.#send(await this.#fanOut(hooks, 'task.created', task.userId, originOf(task).keyId, () => this.#taskBody('task.created', task)));
     });
   }
@@ -86,7 +88,7 @@ export class WebhookNotifier {
   async taskEnded(task: TaskRecord): Promise<void> {
     const event: WebhookEvent = task.status === 'finished' ? 'task.finished' : 'task.failed';
     await this.#safely(event, task.id, async () => {
-      const hooks = await this.deps.webhooks.all(task.userId);
+      const hooks = await this.deps.webhooks.all(task.userId, isSandbox(task));
       if (!hooks.some((h) => h.events.includes(event))) return;
       const job = task.jobId ? await this.deps.tasks.getJob(task.jobId) : undefined;
       const keyId = originOf(job ?? task).keyId;
@@ -97,7 +99,7 @@ export class WebhookNotifier {
   async jobEnded(job: JobRecord): Promise<void> {
     const event: WebhookEvent = job.status === 'finished' ? 'job.finished' : 'job.failed';
     await this.#safely(event, job.id, async () => {
-      const hooks = await this.deps.webhooks.all(job.userId);
+      const hooks = await this.deps.webhooks.all(job.userId, isSandbox(job));
       const toUrl = Boolean(job.webhookUrl) && JOB_URL_EVENTS.includes(event);
       const keyId = originOf(job).keyId;
       if (!toUrl && !hooks.some((h) => subscribes(h, event, keyId))) return;

@@ -21,6 +21,8 @@ export interface WebhookRecord extends Item {
   disabled: boolean;
   /** Set when the last delivery failed for good; cleared by the next success. */
   failing: boolean;
+  /** A sandbox endpoint: it hears only of sandbox jobs and tasks (live endpoints only of live ones). */
+  sandbox?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -33,7 +35,7 @@ export interface AccountSecretRecord extends Item {
 }
 
 export const webhookKey = (id: string) => ({ pk: `webhook#${id}`, sk: 'webhook' });
-export const userWebhooksIndex = (userId: number) => `webhooks#${userId}`;
+export const userWebhooksIndex = (userId: number, sandbox = false) => `${sandbox ? 'sandbox-' : ''}webhooks#${userId}`;
 export const accountSecretKey = (userId: number) => ({ pk: `webhook-secret#${userId}`, sk: 'webhook-secret' });
 
 export function webhookView(hook: WebhookRecord, baseUrl: string): Record<string, unknown> {

@@ -15,12 +15,12 @@ export const newSigningSecret = () => randomBytes(24).toString('base64url');
 export class WebhookStore {
   constructor(private readonly state: StateStore) {}
 
-  async create(args: { userId: number; url: string; events: WebhookEvent[]; keyIds: string[] }, now = new Date()): Promise<WebhookRecord> {
+  async create(args: { userId: number; url: string; events: WebhookEvent[]; keyIds: string[]; sandbox?: boolean }, now = new Date()): Promise<WebhookRecord> {
     const id = randomUUID();
     const createdAt = now.toISOString();
     const record: WebhookRecord = {
       ...webhookKey(id),
-      gsi1pk: userWebhooksIndex(args.userId),
+      gsi1pk: userWebhooksIndex(args.userId, args.sandbox),
       gsi1sk: `${createdAt}#${id}`,
       id,
       userId: args.userId,
@@ -30,6 +30,7 @@ export class WebhookStore {
       signingSecret: newSigningSecret(),
       disabled: false,
       failing: false,
+      ...(args.sandbox ? { sandbox: true } : {}),
       createdAt,
       updatedAt: createdAt,
     };
@@ -41,17 +42,17 @@ export class WebhookStore {
     return this.state.get<WebhookRecord>(webhookKey(id));
   }
 
-  /** One page of the user's endpoints, newest first. */
-  list(userId: number, opts: { limit: number; cursor?: string }): Promise<Page<WebhookRecord>> {
-    return this.state.query<WebhookRecord>(userWebhooksIndex(userId), { index: 'gsi1', descending: true, ...opts });
+  /** One page of the user's live endpoints (with `sandbox`, the sandbox's), newest first. */
+  list(userId: number, opts: { limit: number; cursor?: string }, sandbox = false): Promise<Page<WebhookRecord>> {
+    return this.state.query<WebhookRecord>(userWebhooksIndex(userId, sandbox), { index: 'gsi1', descending: true, ...opts });
   }
 
-  /** Every endpoint of the user (a user has a handful). */
-  async all(userId: number): Promise<WebhookRecord[]> {
+  /** Every live endpoint of the user, or every sandbox one (a user has a handful). */
+  async all(userId: number, sandbox = false): Promise<WebhookRecord[]> {
     const out: WebhookRecord[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.list(userId, { limit: 100, cursor });
+      const page = await this.list(userId, { limit: 100, cursor }, sandbox);
       out.push(...page.items);
       cursor = page.cursor;
     } while (cursor);

@@ -1,11 +1,12 @@
 /**
  * The command-line tools as an operator runs them against a data folder (`npm run users`, `oauth`,
- * `keys`): accounts with their one-time or chosen passwords, OAuth clients with their secret shown
+ * `keys`, `sandbox`): accounts with their one-time or chosen passwords, OAuth clients with their secret shown
  * once, keys of a user, and disabling.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,7 +22,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'account-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs `npm run -s <tool> -- <args>` as the package script does, with the data folder. */
-async function tool(name: 'users' | 'oauth' | 'keys', args: string[], stdin?: string) {
+async function tool(name: 'users' | 'oauth' | 'keys' | 'sandbox', args: string[], stdin?: string) {
   const run = promisify(execFile);
   const child = run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], {
     env: { ...process.env, DATA_DIR: dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
@@ -123,5 +124,27 @@ describe('npm run users, oauth and keys', () => {
     });
     expect((await tool('oauth', ['clients', 'delete', fields.client_id!])).code).toBe(0);
     expect((await tool('oauth', ['clients', 'list'])).stdout).not.toContain('Server app');
+  });
+
+  it('makes sandbox keys and sandbox clients, and keeps a sandbox whitelist from a file or an MD5', async () => {
+    const key = (await tool('keys', ['create', '--scopes', 'task.read', '--name', 'sbx', '--sandbox'])).stdout.trim();
+    expect((await tool('keys', ['list'])).stdout).toMatch(/\tsbx\ttask\.read\t\S+\tactive\tsandbox\n/);
+    expect((await tool('oauth', ['clients', 'create', '--name', 'Sandbox app', '--redirect-uri', 'https://app.example.com/cb', '--public', '--sandbox'])).code).toBe(0);
+    expect((await tool('oauth', ['clients', 'list'])).stdout).toMatch(/\tSandbox app\tpublic\t.*\tsandbox\n/);
+
+    const file = path.join(dataDir, 'photo.png');
+    writeFileSync(file, 'png bytes');
+    const fileMd5 = createHash('md5').update('png bytes').digest('hex');
+    expect((await tool('sandbox', ['allow', file])).stdout.trim()).toBe(fileMd5);
+    expect((await tool('sandbox', ['allow', 'AB'.repeat(16), '--user', 'ann@example.com'])).code).toBe(0);
+    expect((await tool('sandbox', ['list'])).stdout).toMatch(new RegExp(`^${fileMd5}\tphoto[.]png\t`));
+    expect((await tool('sandbox', ['remove', fileMd5])).code).toBe(0);
+    expect((await tool('sandbox', ['list'])).stdout).toBe('');
+    expect((await tool('sandbox', ['list', '--user', '2'])).stdout).toContain('ab'.repeat(16));
+    expect(await tool('sandbox', ['allow', 'no-such-file'])).toMatchObject({ code: 2, stderr: expect.stringContaining('neither a file nor an MD5') });
+
+    await withState(async (store) => {
+      expect(await new ApiKeys(store).verify(key)).toMatchObject({ name: 'sbx', sandbox: true });
+    });
   });
 });

@@ -26,6 +26,9 @@ export function bearerToken(headers: Record<string, string>): string | undefined
  * carry the rate-limit headers of the key (or of the token's OAuth grant); routes that count are
  * refused with 429 and `Retry-After` once the window's allowance is spent.
  *
+ * A sandbox credential at a live base, or a live one at the sandbox base (`req.apiBase`, set by the
+ * base guard before this one), is 401 as well: the two never mix.
+ *
  * The credential is verified before the rate counter is touched: a request with no valid credential
  * writes nothing, and only a request the credential may make (right scope) is counted.
  */
@@ -37,6 +40,15 @@ export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Err
       if (!token) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
       const record = await opts.credentials().verify(token);
       if (!record) throw new ApiError('UNAUTHENTICATED', 'Unauthenticated.');
+      // Sandbox credentials work only at the sandbox base, live ones only at the live bases.
+      const atSandbox = http.apiBase?.sandbox ?? false;
+      if (record.sandbox !== atSandbox) {
+        const what = record.kind === 'oauth' ? 'access token' : 'API key';
+        throw new ApiError(
+          'UNAUTHENTICATED',
+          record.sandbox ? `Unauthenticated: this ${what} is for the sandbox; use the /sandbox/v2 base.` : `Unauthenticated: this ${what} is not a sandbox credential; the sandbox takes only sandbox keys and tokens.`,
+        );
+      }
       const limiter = opts.limiter();
       const permitted = record.scopes.includes(opts.scope);
       const rate = opts.counts && permitted ? await limiter.consume(record.keyId) : await limiter.peek(record.keyId);
@@ -48,7 +60,7 @@ export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Err
       if (!rate.allowed) {
         throw new ApiError('RESOURCE_EXHAUSTED', 'Too many requests. Try again later.');
       }
-      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes };
+      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes, sandbox: record.sandbox };
       http.log = http.log.child({ keyId: record.keyId });
     },
   };
