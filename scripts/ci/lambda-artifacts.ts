@@ -487,10 +487,15 @@ async function prepare(resources: Resources, stoppers: Array<() => Promise<unkno
   const tableName = String(tableResource.Properties?.TableName ?? tableId);
   // The service's buckets (the framework's deployment bucket is not one). The files bucket, whose
   // object-created events an EventBridge rule takes (else the first), gets the local platform's set-up
-  // (CORS, events); the others are created bare.
+  // (CORS, events); the others are created bare. A name given as a literal is kept; one left to
+  // CloudFormation, or chosen by a condition (a regional stack's `Fn::If`, off in this default
+  // package), is a local name of the resource's id, as CloudFormation would generate one.
   const buckets = Object.entries(resources)
     .filter(([id, r]) => r.Type === 'AWS::S3::Bucket' && id !== 'ServerlessDeploymentBucket')
-    .map(([id, r]) => [id, String(r.Properties?.BucketName ?? `local-${id.toLowerCase()}`)] as const);
+    .map(([id, r]) => {
+      const name = r.Properties?.BucketName;
+      return [id, typeof name === 'string' ? name : `local-${id.toLowerCase()}`] as const;
+    });
   if (!buckets.length) throw new Error('the template has no S3 bucket of the service');
   const watched = Object.values(resources)
     .filter((r) => r.Type === 'AWS::Events::Rule')
