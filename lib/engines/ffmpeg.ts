@@ -94,9 +94,38 @@ export async function probe(
   };
 }
 
-/** Runs the call's FFmpeg (quiet, never prompting, overwriting its own outputs) confined to the call's work folder. */
-export const ffmpeg = (call: EngineCall, args: string[]) =>
-  runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
+/**
+ * Runs the call's FFmpeg (quiet, never prompting, overwriting its own outputs) confined to the call's
+ * work folder. Given the duration (seconds) of what it makes, and a call that listens, its progress is
+ * the time written so far (`-progress` on stdout, about twice a second) over that duration.
+ */
+export function ffmpeg(call: EngineCall, args: string[], duration?: number) {
+  const report = call.progress;
+  const listen = report && duration !== undefined && duration > 0;
+  const lead = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...(listen ? ['-progress', 'pipe:1'] : [])];
+  return runTool(call.choice.installed.executable!, [...lead, ...args], {
+    ...call.tool,
+    ...(listen ? { onStdoutLine: (line: string) => progressLine(line, duration, report) } : {}),
+  });
+}
+
+/** One line of FFmpeg's `-progress` output: `out_time_us=` (`out_time_ms=` in older builds, also µs) over `duration`. */
+export function progressLine(line: string, duration: number, report: (fraction: number) => void): void {
+  const time = /^out_time_(?:us|ms)=(\d+)$/.exec(line.trim());
+  if (time) report(Number(time[1]) / 1e6 / duration);
+}
+
+/** The duration of a media input, for progress; undefined when ffprobe cannot tell (the conversion then reports none). */
+async function durationForProgress(call: EngineCall, file: string, format: string | null | undefined): Promise<number | undefined> {
+  if (!call.progress) return undefined;
+  try {
+    return (await probe(call, file, format)).duration || undefined;
+  } catch (err) {
+    call.signal.throwIfAborted();
+    call.log.info('no progress for this conversion: ffprobe could not read the duration', { error: err });
+    return undefined;
+  }
+}
 
 /** What the media handlers read of a task's arguments. */
 export interface MediaArgs extends ResizeOptions {
@@ -150,6 +179,7 @@ export async function convertMedia(call: EngineCall<MediaArgs>): Promise<EngineR
   const to = normalizeFormat(String(p.output_format));
   const [name] = call.names(to, 1);
   const out = call.output(name!);
+  const duration = await durationForProgress(call, input!.path, input!.format);
   const args = [...inputArgs(input!.path, input!.format), '-map_metadata', '0'];
   if (to === 'gif') {
     const scale = scaleFilter(p.width ?? (p.height === undefined ? 480 : undefined), p.height) ?? 'scale=480:-2';
@@ -165,7 +195,7 @@ export async function convertMedia(call: EngineCall<MediaArgs>): Promise<EngineR
     args.push(...audioArgs(p.audio_codec ?? defaults.audio, p));
     if (to === 'mp4' || to === 'mov') args.push('-movflags', '+faststart');
   }
-  await ffmpeg(call, [...args, out]);
+  await ffmpeg(call, [...args, out], duration);
   return { files: [{ path: out, filename: name!, contentType: mimeType(to) }] };
 }
 
@@ -200,6 +230,7 @@ export async function videoThumbnails(call: EngineCall<MediaArgs>): Promise<Engi
     const out = call.output(names[i]!);
     await thumbnailFile(frame, out, to, { width: p.width, height: p.height, fit: p.fit }, call.config.MAX_IMAGE_PIXELS);
     produced.push({ path: out, filename: names[i]!, contentType: mimeType(to) });
+    call.progress?.((i + 1) / count);
   }
   return { files: produced };
 }
@@ -231,6 +262,6 @@ export async function watermarkVideo(call: EngineCall<WatermarkSpec>, watermarkI
     ...(info.hasAudio ? ['-c:a', 'copy'] : ['-an']),
     ...(format === 'mp4' || format === 'mov' ? ['-movflags', '+faststart'] : []),
     out,
-  ]);
+  ], info.duration);
   return { files: [{ path: out, filename: name!, contentType: mimeType(format) }] };
 }

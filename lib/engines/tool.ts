@@ -41,6 +41,8 @@ export interface ToolOptions extends ToolPlace {
   env?: Record<string, string>;
   /** Keep stdout (for tools that answer on it, e.g. ffprobe); otherwise it is discarded. */
   captureStdout?: boolean;
+  /** Each line the tool writes to stdout, as it comes (its progress output); not kept unless `captureStdout`. */
+  onStdoutLine?: (line: string) => void;
   /**
    * Keep the first this many characters of stdout and of stderr (the `command` operation's captured
    * output) instead of all of stdout and the end of stderr; `truncated` then says whether more came.
@@ -85,7 +87,7 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     const child = spawn(command.file, command.args, {
       cwd: opts.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, TMPDIR: temporary, LANG: 'C.UTF-8', ...opts.env },
-      stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', opts.captureStdout || opts.onStdoutLine ? 'pipe' : 'ignore', 'pipe'],
       detached: true,
     });
     let stderr = '';
@@ -101,7 +103,16 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = keep !== undefined ? head(stderr, chunk) : (stderr + chunk).slice(-TAIL_BYTES * 2);
     });
+    let partial = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      if (opts.onStdoutLine) {
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop()!;
+        // A line without end for this long is not progress output: dropped rather than kept growing.
+        if (partial.length > 4096) partial = '';
+        for (const line of lines) opts.onStdoutLine(line);
+      }
+      if (!opts.captureStdout) return;
       stdout = keep !== undefined ? head(stdout, chunk) : stdout + chunk;
     });
     const kill = () => {
