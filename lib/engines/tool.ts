@@ -43,6 +43,8 @@ export interface ToolOptions extends ToolPlace {
   captureStdout?: boolean;
   /** Each line the tool writes to stdout, as it comes (its progress output); not kept unless `captureStdout`. */
   onStdoutLine?: (line: string) => void;
+  /** Each line the tool writes to stderr, as it comes (its end is kept for errors all the same). */
+  onStderrLine?: (line: string) => void;
   /**
    * Keep the first this many characters of stdout and of stderr (the `command` operation's captured
    * output) instead of all of stdout and the end of stderr; `truncated` then says whether more came.
@@ -100,18 +102,14 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
       truncated = true;
       return kept + chunk.slice(0, Math.max(0, keep! - kept.length));
     };
+    const stderrLines = opts.onStderrLine && lineSplitter(opts.onStderrLine);
+    const stdoutLines = opts.onStdoutLine && lineSplitter(opts.onStdoutLine);
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderrLines?.(chunk);
       stderr = keep !== undefined ? head(stderr, chunk) : (stderr + chunk).slice(-TAIL_BYTES * 2);
     });
-    let partial = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      if (opts.onStdoutLine) {
-        const lines = (partial + chunk).split('\n');
-        partial = lines.pop()!;
-        // A line without end for this long is not progress output: dropped rather than kept growing.
-        if (partial.length > 4096) partial = '';
-        for (const line of lines) opts.onStdoutLine(line);
-      }
+      stdoutLines?.(chunk);
       if (!opts.captureStdout) return;
       stdout = keep !== undefined ? head(stdout, chunk) : stdout + chunk;
     });
@@ -140,6 +138,18 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
       else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
     });
   });
+}
+
+/** Feeds `onLine` the whole lines of a stream's chunks. */
+function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    // A line without end for this long is not what the caller reads: dropped rather than kept growing.
+    if (partial.length > 4096) partial = '';
+    for (const line of lines) onLine(line);
+  };
 }
 
 /** A fresh temporary folder for one engine call, removed with everything in it afterwards. */

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { progressWriter, within } from '#lib/tasks/progress.js';
-import { progressLine } from '#lib/engines/ffmpeg.js';
+import { inputDuration, progressLine } from '#lib/engines/ffmpeg.js';
 import { pageCounter } from '#lib/engines/ghostscript.js';
 
 /** A store write that the test settles by hand. */
@@ -143,6 +143,13 @@ describe('reading engine progress', () => {
       progressLine(line, 10, (f) => seen.push(f));
     }
     expect(seen).toEqual([0.25, 0.5]);
+  });
+
+  it("FFmpeg: the input's duration from its own stderr, none when it does not know it", () => {
+    expect(inputDuration('  Duration: 00:01:02.50, start: 0.000000, bitrate: 1205 kb/s')).toBe(62.5);
+    expect(inputDuration('  Duration: 01:00:00.00, start: 0.000000, bitrate: N/A')).toBe(3600);
+    expect(inputDuration('  Duration: N/A, start: 0.000000, bitrate: N/A')).toBeUndefined();
+    expect(inputDuration('    title           : Duration: 00:00:09.00, a title that says so')).toBeUndefined();
   });
 
   it('Ghostscript: pages started over the pages it said it would process', () => {
