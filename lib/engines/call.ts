@@ -37,6 +37,11 @@ export interface EngineCall<P = unknown> {
   signal: AbortSignal;
   config: Config;
   log: Logger;
+  /**
+   * How far the engine is, 0 to 1, for engines whose tools say so (FFmpeg's time, Ghostscript's pages);
+   * it never waits. Absent when nobody listens (a call made by hand).
+   */
+  progress?: (fraction: number) => void;
   /** A path for an output file in the call's folder. */
   output(filename: string): string;
   /** Output file names: `filename` when given (`%d` numbered when there are several), else the input's name with `ext`. */

@@ -50,13 +50,32 @@ const DCT_IMAGES = ['-dAutoFilterColorImages=false', '-dColorImageFilter=/DCTEnc
 /**
  * Runs Ghostscript on `source` (qpdf's rewrite) with `args` before it, writing into `outDir`;
  * `programs` are files of this service's own the arguments name (pdfa.ts's output intent), read too.
+ * With `progress`, Ghostscript is not quiet: it says on stdout which pages it will process, then
+ * `Page N` as it starts each; the pages done over that count is reported.
  */
-export function gs(call: EngineCall, args: string[], source: string, outDir: string, programs: string[] = []) {
-  const all = ['-dSAFER', '-dBATCH', '-dNOPAUSE', '-dQUIET', ...args, source];
-  if (call.choice.installed.variant !== 'wasm') return runTool(call.choice.installed.executable!, all, call.tool);
+export function gs(call: EngineCall, args: string[], source: string, outDir: string, programs: string[] = [], progress = call.progress) {
+  const all = ['-dSAFER', '-dBATCH', '-dNOPAUSE', ...(progress ? [] : ['-dQUIET']), ...args, source];
+  const opts = { ...call.tool, ...(progress ? { onStdoutLine: pageCounter(progress) } : {}) };
+  if (call.choice.installed.variant !== 'wasm') return runTool(call.choice.installed.executable!, all, opts);
   const engine = ghostscriptWasm();
   if (!engine) throw new Error('the Ghostscript WebAssembly build (@okathira/ghostpdl-wasm) is not installed');
-  return runWasm('gs', engine, { args: all, inputs: [...programs, source], outputs: [outDir] }, call.tool);
+  return runWasm('gs', engine, { args: all, inputs: [...programs, source], outputs: [outDir] }, opts);
+}
+
+/**
+ * Reads Ghostscript's page messages: `Processing pages 1 through 12.` or `Processing pages 2,5,7.`
+ * give the count, each `Page N` the start of one more page.
+ */
+export function pageCounter(progress: (fraction: number) => void): (line: string) => void {
+  let total = 0;
+  let started = 0;
+  return (line) => {
+    const range = /^Processing pages (\d+) through (\d+)\.$/.exec(line.trim());
+    const list = range ? undefined : /^Processing pages ([\d,]+)\.$/.exec(line.trim());
+    if (range) total = Math.max(0, Number(range[2]) - Number(range[1]) + 1);
+    else if (list) total = list[1]!.split(',').filter(Boolean).length;
+    else if (total > 0 && /^Page \d+$/.test(line.trim())) progress(started++ / total);
+  };
 }
 
 /** qpdf's rewrite of the input, the only file Ghostscript is given (see the top of this module). */
@@ -122,7 +141,7 @@ export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResu
 }
 
 /** Renders PDF pages to PNG files in `dir`, in page order. */
-export async function render(call: EngineCall, file: string, pages: number[], density: number, dir: string): Promise<string[]> {
+export async function render(call: EngineCall, file: string, pages: number[], density: number, dir: string, progress = call.progress): Promise<string[]> {
   await gs(call, [
     '-sDEVICE=png16m',
     `-r${density}`,
@@ -130,7 +149,7 @@ export async function render(call: EngineCall, file: string, pages: number[], de
     '-dGraphicsAlphaBits=4',
     `-sPageList=${pages.join(',')}`,
     `-sOutputFile=${path.join(dir, 'page-%05d.png')}`,
-  ], file, dir);
+  ], file, dir, [], progress);
   return (await readdir(dir))
     .filter((f) => f.startsWith('page-'))
     .sort()
@@ -148,7 +167,9 @@ export async function pdfToImages(call: EngineCall<PdfArgs>): Promise<EngineResu
   if (pages.length === 0) return { files: [] };
   const rendered = path.join(call.dir, 'pages');
   await mkdir(rendered);
-  const files = await render(call, source, pages, p.density ?? 150, rendered);
+  // Rendering (by Ghostscript's pages) the first four fifths, encoding the images (by page) the rest.
+  const report = call.progress;
+  const files = await render(call, source, pages, p.density ?? 150, rendered, report && ((f) => report(0.8 * f)));
   const names = call.names(to, files.length);
   const produced: Produced[] = [];
   for (const [i, file] of files.entries()) {
@@ -156,6 +177,7 @@ export async function pdfToImages(call: EngineCall<PdfArgs>): Promise<EngineResu
     const image = resize(await open(file, call.config.MAX_IMAGE_PIXELS), { width: p.width, height: p.height, fit: p.fit });
     await encode(image, to, { quality: p.quality }).toFile(out);
     produced.push({ path: out, filename: names[i]!, contentType: mimeType(to) });
+    report?.(0.8 + (0.2 * (i + 1)) / files.length);
     call.signal.throwIfAborted();
   }
   return { files: produced };
@@ -171,7 +193,7 @@ export async function pdfThumbnail(call: EngineCall<PdfArgs>): Promise<EngineRes
   // Enough pixels for the requested size: 150 dpi gives an A4 page 1240 px wide.
   const wanted = Math.max(p.width ?? 0, p.height ?? 0);
   const density = wanted > 1200 ? 300 : 150;
-  const [first] = await render(call, await normalized(call, input!.path), [1], density, rendered);
+  const [first] = await render(call, await normalized(call, input!.path), [1], density, rendered, undefined);
   const [name] = call.names(to, 1);
   const out = call.output(name!);
   await thumbnailFile(first!, out, to, { width: p.width, height: p.height, fit: p.fit }, call.config.MAX_IMAGE_PIXELS);

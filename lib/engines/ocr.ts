@@ -116,7 +116,7 @@ async function pdfLayers(call: EngineCall<OcrArgs>, source: string, ocr: Recogni
     const pages = Array.from({ length: Math.min(PAGES_PER_BATCH, count - first + 1) }, (_, i) => first + i);
     const dir = path.join(call.dir, `pages-${batch}`);
     await mkdir(dir);
-    const images = await render(gs, source, pages, OCR_DENSITY, dir);
+    const images = await render(gs, source, pages, OCR_DENSITY, dir, undefined);
     if (images.length !== pages.length) throw new EngineFailure('CONVERSION_FAILED', `Ghostscript rendered ${images.length} of pages ${pages[0]}-${pages.at(-1)}.`);
     const recognized = await ocr.recognize(
       images.map((image, i) => ({ image, dpi: OCR_DENSITY, output: path.join(dir, `text-${i + 1}.pdf`) })),
@@ -126,6 +126,8 @@ async function pdfLayers(call: EngineCall<OcrArgs>, source: string, ocr: Recogni
     layers.push(...recognized);
     // The text PDFs stay; the page images (megabytes each) go.
     await Promise.all(images.map((image) => rm(image, { force: true })));
+    // Progress by pages recognized (the text layer's assembly after them is quick).
+    call.progress?.(pages.at(-1)! / count);
     call.signal.throwIfAborted();
   }
   return layers;

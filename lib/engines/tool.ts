@@ -41,6 +41,10 @@ export interface ToolOptions extends ToolPlace {
   env?: Record<string, string>;
   /** Keep stdout (for tools that answer on it, e.g. ffprobe); otherwise it is discarded. */
   captureStdout?: boolean;
+  /** Each line the tool writes to stdout, as it comes (its progress output); not kept unless `captureStdout`. */
+  onStdoutLine?: (line: string) => void;
+  /** Each line the tool writes to stderr, as it comes (its end is kept for errors all the same). */
+  onStderrLine?: (line: string) => void;
   /**
    * Keep the first this many characters of stdout and of stderr (the `command` operation's captured
    * output) instead of all of stdout and the end of stderr; `truncated` then says whether more came.
@@ -85,7 +89,7 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     const child = spawn(command.file, command.args, {
       cwd: opts.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, TMPDIR: temporary, LANG: 'C.UTF-8', ...opts.env },
-      stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+      stdio: ['ignore', opts.captureStdout || opts.onStdoutLine ? 'pipe' : 'ignore', 'pipe'],
       detached: true,
     });
     let stderr = '';
@@ -98,10 +102,15 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
       truncated = true;
       return kept + chunk.slice(0, Math.max(0, keep! - kept.length));
     };
+    const stderrLines = opts.onStderrLine && lineSplitter(opts.onStderrLine);
+    const stdoutLines = opts.onStdoutLine && lineSplitter(opts.onStdoutLine);
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderrLines?.(chunk);
       stderr = keep !== undefined ? head(stderr, chunk) : (stderr + chunk).slice(-TAIL_BYTES * 2);
     });
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdoutLines?.(chunk);
+      if (!opts.captureStdout) return;
       stdout = keep !== undefined ? head(stdout, chunk) : stdout + chunk;
     });
     const kill = () => {
@@ -129,6 +138,18 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
       else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
     });
   });
+}
+
+/** Feeds `onLine` the whole lines of a stream's chunks. */
+function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    // A line without end for this long is not what the caller reads: dropped rather than kept growing.
+    if (partial.length > 4096) partial = '';
+    for (const line of lines) onLine(line);
+  };
 }
 
 /** A fresh temporary folder for one engine call, removed with everything in it afterwards. */

@@ -23,6 +23,7 @@ import { safeFilename } from '../files/names.js';
 import type { EngineCall, EngineHandler, EngineResult, LocalFile } from '../engines/call.js';
 import type { EngineUse, OperationDefinition } from './define.js';
 import { EngineFailure } from '../engines/errors.js';
+import { countBytes, within, type Progress } from '../tasks/progress.js';
 import { RunElsewhere, TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 export type { EngineCall, EngineHandler, EngineResult, LocalFile, Produced } from '../engines/call.js';
@@ -73,13 +74,14 @@ function inputTaskName(ctx: OperationContext, taskId: string): string | undefine
   return typeof name === 'string' ? name : undefined;
 }
 
-/** Streams an input file from storage into `dir`, refusing a PDF past its size limit first. */
-async function download(ctx: OperationContext, file: InputFile, dir: string, index: number, formatOverride?: string): Promise<LocalFile> {
+/** Streams an input file from storage into `dir`, refusing a PDF past its size limit first; `progress` by its bytes. */
+async function download(ctx: OperationContext, file: InputFile, dir: string, index: number, formatOverride?: string, progress?: Progress): Promise<LocalFile> {
   const declared = formatOverride ?? formatOfFilename(file.filename);
   if (declared === 'pdf') checkPdfBytes(file.filename, file.size, ctx.config);
   const target = path.join(dir, 'in', `${index}-${safeFilename(file.filename)}`);
   await mkdir(path.dirname(target), { recursive: true });
-  await pipeline(await ctx.open(file), createWriteStream(target), { signal: ctx.signal });
+  const body = await ctx.open(file);
+  await pipeline(progress ? countBytes(body, file.size, progress) : body, createWriteStream(target), { signal: ctx.signal });
   const size = (await stat(target)).size;
   const format = declared ?? sniffFormat(await readHead(target)) ?? null;
   if (!declared && format === 'pdf') checkPdfBytes(file.filename, size, ctx.config);
@@ -232,9 +234,20 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
 
       const groups: InputFile[][] = op.use.mode === 'all' ? [files] : files.length ? files.map((f) => [f]) : [[]];
       let index = 0;
-      for (const group of groups) {
+      for (const [g, group] of groups.entries()) {
+        // Each group its share of the task; in it, the downloads the first tenth (by bytes), the
+        // engine (where it reports progress) up to nine tenths, storing the outputs the rest.
+        const share = within(ctx.progress, g / groups.length, (g + 1) / groups.length);
+        const groupBytes = group.reduce((sum, f) => sum + (f.size ?? 0), 0);
+        let downloaded = 0;
         const inputs: LocalFile[] = [];
-        for (const file of group) inputs.push(await download(ctx, file, dir, index++, override));
+        for (const file of group) {
+          const from = groupBytes ? downloaded / groupBytes : 0;
+          downloaded += file.size ?? 0;
+          const to = groupBytes ? downloaded / groupBytes : 1;
+          inputs.push(await download(ctx, file, dir, index++, override, within(share, 0.1 * from, 0.1 * to)));
+        }
+        share(0.1);
         // Every input's format must be one the engine takes; the first decides the engine.
         const choices = inputs.length ? inputs.map((f) => choose(registry, op, payload, f.format)) : [choose(registry, op, payload, null)];
         const choice = choices[0]!;
@@ -262,6 +275,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           signal: ctx.signal,
           config: ctx.config,
           log: ctx.log,
+          progress: within(share, 0.1, 0.9),
           output: (filename) => path.join(callDir, 'out', safeFilename(filename)),
           names: (ext, count) => outputNames(payload.filename, source || `${op.operation.replace(/\W+/g, '-')}`, ext, count),
         };
@@ -275,12 +289,18 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           throw asTaskFailure(err, choice.engine, dir, ctx.log);
         }
         ctx.signal.throwIfAborted();
-        for (const file of result.files) {
-          const size = (await stat(file.path)).size;
+        share(0.9);
+        const sizes = await Promise.all(result.files.map(async (file) => (await stat(file.path)).size));
+        const outputBytes = Math.max(1, sizes.reduce((sum, n) => sum + n, 0));
+        let stored = 0;
+        for (const [i, file] of result.files.entries()) {
+          const size = sizes[i]!;
           const format = formatOfFilename(file.filename);
+          const progress = within(share, 0.9 + (0.1 * stored) / outputBytes, 0.9 + (0.1 * (stored + size)) / outputBytes);
           produced.push(
-            await ctx.save(file.filename, createReadStream(file.path), { size, contentType: file.contentType ?? (format ? mimeType(format) : undefined) }),
+            await ctx.save(file.filename, createReadStream(file.path), { size, progress, contentType: file.contentType ?? (format ? mimeType(format) : undefined) }),
           );
+          stored += size;
         }
         if (result.metadata) {
           metadata ??= result.metadata;

@@ -11,6 +11,7 @@ import { contentTypeOf } from '../storage/mime.js';
 import type { FileEntry } from '../tasks/model.js';
 import { redactText, secretValues } from '../redact.js';
 import { safeDir, safeFilename } from '../files/names.js';
+import { countBytes, within } from '../tasks/progress.js';
 import { TaskFailure, type OperationContext, type OperationOutcome } from './types.js';
 
 
@@ -102,6 +103,9 @@ export async function exportToStorage(
 ): Promise<OperationOutcome> {
   const names = exportNames(ctx.inputs, naming, naming.field, naming.prefixField);
   const files: FileEntry[] = [];
+  // Progress by bytes sent over the input files' total (their sizes as the input tasks recorded them).
+  const total = Math.max(1, ctx.inputs.reduce((sum, f) => sum + (f.size ?? 0), 0));
+  let done = 0;
   try {
     for (const [i, input] of ctx.inputs.entries()) {
       const source = await ctx.files.get(input.key);
@@ -109,8 +113,9 @@ export async function exportToStorage(
       source.body.once('error', (err) => (sourceError ??= err));
       const name = names[i]!;
       const started = performance.now();
+      const body = countBytes(source.body, source.size, within(ctx.progress, done / total, (done + source.size) / total));
       try {
-        await storage.put({ name, body: source.body, size: source.size, contentType: contentTypeOf(input.filename, source.contentType) }, ctx.signal);
+        await storage.put({ name, body, size: source.size, contentType: contentTypeOf(input.filename, source.contentType) }, ctx.signal);
       } catch (err) {
         source.body.destroy();
         // Our own storage failing mid-stream is not the user's storage's fault.
@@ -119,6 +124,7 @@ export async function exportToStorage(
       }
       ctx.log.info('exported', { storage: storage.service, bytes: source.size, durationMs: Math.round(performance.now() - started) });
       files.push({ filename: input.filename, size: source.size, ...(input.dir ? { dir: input.dir } : {}) });
+      done += source.size;
     }
   } finally {
     storage.close();
@@ -135,13 +141,13 @@ export async function importFromStorage(
   const field = source.field ?? 'key';
   const files: FileEntry[] = [];
   try {
-    let objects: string[];
+    let objects: Array<{ name: string; size?: number }>;
     if (source.name !== undefined) {
-      objects = [source.name];
+      objects = [{ name: source.name }];
     } else {
       objects = [];
       try {
-        for await (const o of storage.list(source.prefix ?? '', ctx.signal)) if (!o.name.endsWith('/')) objects.push(o.name);
+        for await (const o of storage.list(source.prefix ?? '', ctx.signal)) if (!o.name.endsWith('/')) objects.push({ name: o.name, size: o.size });
       } catch (err) {
         throw storageFailure(ctx, storage, err, 'DOWNLOAD_FAILED');
       }
@@ -149,7 +155,10 @@ export async function importFromStorage(
         throw new TaskFailure('DOWNLOAD_FAILED', `${storage.service}: there are no objects under the ${source.prefixField ?? `${field}_prefix`} "${source.prefix ?? ''}".`);
       }
     }
-    for (const name of objects) {
+    // Progress by bytes over the listed sizes (one object: its own size, known once it is opened).
+    const total = objects.every((o) => o.size !== undefined) ? objects.reduce((sum, o) => sum + o.size!, 0) : undefined;
+    let done = 0;
+    for (const [i, { name, size }] of objects.entries()) {
       const started = performance.now();
       let object: { body: Readable; size?: number; contentType?: string };
       try {
@@ -161,7 +170,10 @@ export async function importFromStorage(
       object.body.once('error', (err) => (sourceError ??= err));
       const entry = source.name !== undefined ? { filename: safeFilename(source.filename ?? importEntry(name).filename) } : importEntry(name, source.prefix);
       try {
-        files.push(await ctx.save(entry.filename, object.body, { contentType: object.contentType, size: object.size, dir: 'dir' in entry ? entry.dir : undefined }));
+        const progress = objects.length === 1 ? ctx.progress : total ? within(ctx.progress, done / total, (done + size!) / total) : within(ctx.progress, i / objects.length, (i + 1) / objects.length);
+        files.push(await ctx.save(entry.filename, object.body, { contentType: object.contentType, size: object.size, dir: 'dir' in entry ? entry.dir : undefined, progress }));
+        done += size ?? 0;
+        progress(1);
       } catch (err) {
         throw sourceError !== undefined ? storageFailure(ctx, storage, sourceError, 'DOWNLOAD_FAILED') : err;
       }

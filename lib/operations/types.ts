@@ -6,6 +6,7 @@ import type { FileStore } from '../files/port.js';
 import type { Logger } from '../log.js';
 import type { FileEntry, TaskRecord, TaskResult } from '../tasks/model.js';
 import type { ProcessQueueName } from '../queue/port.js';
+import type { Progress } from '../tasks/progress.js';
 
 /** A file produced by one of the task's input tasks. */
 export interface InputFile extends FileEntry {
@@ -28,9 +29,17 @@ export interface OperationContext<P = Record<string, unknown>> {
   signal: AbortSignal;
   /** This run is the last its queue makes (`STEP_MAX_ATTEMPTS`): a passing failure now ends the task. */
   finalAttempt: boolean;
+  /**
+   * How far the run is, 0 to 1: the task's `percent` while it runs (throttled and kept rising by the
+   * runner, lib/tasks/progress.ts). Call it as often as useful; it never waits.
+   */
+  progress: Progress;
   open(file: InputFile): Promise<Readable>;
-  /** Stores an output file of this task, streaming, and returns its `result.files` entry. */
-  save(filename: string, body: Readable | Buffer | string, opts?: { contentType?: string; dir?: string; size?: number }): Promise<FileEntry>;
+  /**
+   * Stores an output file of this task, streaming, and returns its `result.files` entry. With `size`
+   * (the body's length, when known in advance) and `progress`, reports the share of it stored so far.
+   */
+  save(filename: string, body: Readable | Buffer | string, opts?: { contentType?: string; dir?: string; size?: number; progress?: Progress }): Promise<FileEntry>;
 }
 
 export interface OperationOutcome {

@@ -20,6 +20,7 @@ import { isEnded, isSandbox, type FileEntry, type TaskRecord } from './model.js'
 import type { SandboxFiles } from '../sandbox/files.js';
 import { admitSandboxImport } from '../sandbox/gate.js';
 import type { TaskBilling } from './billing.js';
+import { progressWriter, type Progress } from './progress.js';
 import type { Scheduler } from './scheduler.js';
 import type { TaskStore } from './store.js';
 
@@ -53,6 +54,12 @@ export interface RunnerDeps {
    * so the task ends once, with a clear error, instead of being killed with its function and run again.
    */
   deadlineMs?: number;
+  /**
+   * Called after each progress write (at most one a second per task, lib/tasks/progress.ts) with the
+   * task as written; its failure is logged. The run's end is announced by the scheduler's hooks, after
+   * the last of these has settled.
+   */
+  onTaskUpdated?: (task: TaskRecord) => Promise<void>;
 }
 
 /**
@@ -70,14 +77,16 @@ const DEADLINE_MARGIN_MS = 10_000;
  */
 export const MAX_RESULT_BYTES = 256 * 1024;
 
-/** Counts and hashes bytes as they pass. */
-function meter() {
+/** Counts and hashes bytes as they pass, reporting the share of `total` done to `progress` when both are given. */
+function meter(total?: number, progress?: Progress) {
   const md5 = createHash('md5');
   let size = 0;
+  const report = total && total > 0 ? progress : undefined;
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
       md5.update(chunk);
       size += chunk.length;
+      report?.(size / total!);
       done(null, chunk);
     },
   });
@@ -140,6 +149,16 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       })
       .catch((err: unknown) => log.warn('lease renewal failed', { error: err }));
   }, (leaseSeconds * 1000) / 3);
+  // The task's percent while it runs: throttled, conditional on this run, stopped before the run ends.
+  const progress = progressWriter({
+    log,
+    write: async (percent) => {
+      const written = await store.progress(claimed.id, attempt, percent);
+      if (!written) return false;
+      await deps.onTaskUpdated?.(written).catch((err: unknown) => log.warn('task update hook failed', { error: err }));
+      return true;
+    },
+  });
 
   try {
     const implementation = deps.implementations[claimed.operation];
@@ -160,6 +179,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       log,
       signal: controller.signal,
       finalAttempt: attempt >= deps.config.STEP_MAX_ATTEMPTS,
+      progress: progress.report,
       open: async (file) => (await files.get(file.key)).body,
       async save(filename, body, opts = {}) {
         // Names and folders may come from input: made safe here, once, for every operation.
@@ -172,13 +192,14 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
           const md5 = createHash('md5').update(bytes).digest('hex');
           return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
-        const m = meter();
+        const m = meter(opts.size, opts.progress);
         (body as Readable).on('error', (err) => m.stream.destroy(err));
         await files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
         return { filename: name, ...m.result(), ...(dir ? { dir } : {}) } satisfies FileEntry;
       },
     };
     const outcome = await log.time('task run', () => abortable(implementation(ctx), controller.signal));
+    await progress.stop();
     if (isSandbox(claimed) && claimed.step === 'import') await admitSandboxImport(deps.sandboxFiles, files, claimed, outcome.result.files ?? []);
     const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result));
     if (resultBytes > MAX_RESULT_BYTES) {
@@ -193,6 +214,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     if (finished) await scheduler.afterEnd(finished);
     else log.info('run finished after the task was taken from it; result discarded');
   } catch (caught) {
+    await progress.stop();
     let err = caught;
     if (err instanceof RunElsewhere && stopReason === undefined) {
       const hops = deps.hops ?? 0;
@@ -225,6 +247,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   } finally {
     clearTimeout(timer);
     clearInterval(heartbeat);
+    void progress.stop();
   }
 }
 

@@ -104,6 +104,8 @@ export class TaskStore {
           set: {
             status: 'processing',
             startedAt: task.startedAt ?? new Date(now).toISOString(),
+            // A run starts from nothing done (a re-claimed task's earlier run may have got further).
+            percent: 0,
             leaseUntil: nowSeconds + leaseSeconds,
             gsi2pk: activeShard(task.id),
             gsi2sk: watchAt(nowSeconds + leaseSeconds),
@@ -131,6 +133,19 @@ export class TaskStore {
         condition: { equals: { status: 'processing', attempt } },
       }),
     );
+  }
+
+  /**
+   * Records how far a run is (`percent`, 0–99); the task as written, or undefined when the run no
+   * longer owns the task (ended, cancelled, re-claimed): a lost run never writes.
+   */
+  async progress(id: string, attempt: number, percent: number): Promise<TaskRecord | undefined> {
+    try {
+      return await this.state.update<TaskRecord>(taskKey(id), { set: { percent } }, { condition: { equals: { status: 'processing', attempt } } });
+    } catch (err) {
+      if (err instanceof ConditionFailedError) return undefined;
+      throw err;
+    }
   }
 
   /** Gives up a run's lease so that the redelivered message can claim the task at once. */

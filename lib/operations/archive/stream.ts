@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { ZipArchive, TarArchive } from 'archiver';
 import { safeDir, safeFilename } from '../../files/names.js';
+import { countBytes, within } from '../../tasks/progress.js';
 import { TaskFailure, type InputFile, type OperationContext } from '../types.js';
 
 export const EXTENSIONS: Record<string, string> = { zip: 'zip', tar: 'tar', 'tar.gz': 'tar.gz', tgz: 'tgz' };
@@ -30,10 +31,16 @@ export async function writeArchive(ctx: OperationContext, format: string, filena
   const pipeline = format === 'tar.gz' || format === 'tgz' ? archive.pipe(createGzip()).pipe(out) : archive.pipe(out);
   const names = entryNames(inputs);
   const stored = ctx.save(filename, pipeline, { contentType: MIME[format] });
+  // Progress by the input bytes read into the archive over their total.
+  const total = Math.max(1, inputs.reduce((sum, f) => sum + (f.size ?? 0), 0));
+  let before = 0;
   const feeding = (async () => {
     for (const [i, file] of inputs.entries()) {
+      const size = file.size ?? 0;
+      const read = countBytes(await ctx.open(file), size, within(ctx.progress, before / total, (before + size) / total));
+      before += size;
       // Entries are appended one by one: archiver reads a stream only when it gets to it.
-      archive.append(await ctx.open(file), { name: names[i]!, ...(format === 'zip' ? {} : { size: file.size }) });
+      archive.append(read, { name: names[i]!, ...(format === 'zip' ? {} : { size: file.size }) });
     }
     await archive.finalize();
   })();

@@ -11,6 +11,7 @@ import { contentTypeOf } from '../../../storage/mime.js';
 import { transientStatus } from '../../../storage/port.js';
 import type { FileEntry } from '../../../tasks/model.js';
 import { redactText, secretValues } from '../../../redact.js';
+import { countBytes, within } from '../../../tasks/progress.js';
 import { TaskFailure } from '../../types.js';
 
 /** Reads at most `limit` bytes of a response body (for an error code), then drops the rest. */
@@ -40,9 +41,13 @@ export default implement(exportUpload, async (ctx) => {
   const secrets = secretValues(ctx.payload);
   const final = ctx.finalAttempt;
   const files: FileEntry[] = [];
+  // Progress by bytes sent over the input files' total.
+  const total = Math.max(1, ctx.inputs.reduce((sum, f) => sum + (f.size ?? 0), 0));
+  let done = 0;
 
   for (const input of ctx.inputs) {
     const source = await ctx.files.get(input.key);
+    const body = countBytes(source.body, source.size, within(ctx.progress, done / total, (done + source.size) / total));
     const headers = {
       'content-type': contentTypeOf(input.filename, source.contentType),
       ...userHeaders,
@@ -51,8 +56,9 @@ export default implement(exportUpload, async (ctx) => {
     const started = performance.now();
     let response;
     try {
-      response = await guardedFetch(url, { method: 'PUT', headers, body: source.body, signal: ctx.signal, idleTimeoutMs: 60_000 }, policy);
+      response = await guardedFetch(url, { method: 'PUT', headers, body, signal: ctx.signal, idleTimeoutMs: 60_000 }, policy);
     } catch (err) {
+      body.destroy();
       source.body.destroy();
       if (err instanceof FetchFailedError) {
         throw new TaskFailure('UPLOAD_FAILED', redactText(err.message, secrets), err.retryable && !final, { cause: err });
@@ -71,6 +77,7 @@ export default implement(exportUpload, async (ctx) => {
     }
     ctx.log.info('uploaded', { bytes: source.size, status: response.status, durationMs: Math.round(performance.now() - started) });
     files.push({ filename: input.filename, size: source.size, ...(input.dir ? { dir: input.dir } : {}) });
+    done += source.size;
   }
   return { result: { files }, credits: 0 };
 });

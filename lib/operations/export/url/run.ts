@@ -21,10 +21,15 @@ export default implement(exportUrl, async (ctx) => {
   // is numbered, as a task's own outputs are, so that no copy overwrites another.
   const files = [];
   const used = new Set<string>();
+  // Copies are server-side: progress by the bytes of the files copied so far.
+  const total = Math.max(1, ctx.inputs.reduce((sum, f) => sum + (f.size ?? 0), 0));
+  let done = 0;
   for (const input of ctx.inputs) {
     const filename = uniqueName(used, input.filename, input.dir);
     const copied = await ctx.files.copy(input.key, outputKey(ctx.task.id, filename, input.dir));
     files.push({ filename, ...(input.dir ? { dir: input.dir } : {}), size: copied.size });
+    done += input.size ?? 0;
+    ctx.progress(done / total);
   }
   return { result: { files }, credits: 0 };
 });

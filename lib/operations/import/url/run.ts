@@ -64,6 +64,7 @@ export default implement(importUrl, async (ctx) => {
     const file = await ctx.save(filename, response.body, {
       contentType: response.headers.get('content-type') ?? undefined,
       size: Number.isFinite(length) && length > 0 ? length : undefined,
+      progress: ctx.progress,
     });
     return { result: { files: [file] }, credits: 0 };
   } catch (err) {
