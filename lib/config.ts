@@ -329,6 +329,11 @@ const schema = z.object({
   STEP_LEASE_SECONDS: z.coerce.number().int().min(3).max(900).default(30),
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */
   SYNC_MAX_WAIT_SECONDS: z.coerce.number().positive().max(28).default(25),
+  /**
+   * How long a signed URL's request waits for its job before redirecting the client to the same URL to
+   * wait again on the same job (below the gateway's 30 s; tests set it short).
+   */
+  SIGNED_URL_WAIT_SECONDS: z.coerce.number().positive().max(28).default(25),
 
   /**
    * User storage endpoints the operator may point elsewhere (tests, sovereign clouds). Azure: a template

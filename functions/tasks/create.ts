@@ -1,13 +1,12 @@
 /** POST /v2/{operation}: one standalone task (`input` names task ids). */
-import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
 import { ApiError } from '#lib/errors.js';
 import { fileApiRoute } from '#lib/http/file-api.js';
 import { requestRegion } from '#lib/platform/regions.js';
 import { json } from '#lib/http/types.js';
-import { taskLinks, taskService } from '#lib/platform/tasks.js';
+import { taskService } from '#lib/platform/tasks.js';
+import { taskResponse } from '#lib/tasks/task-response.js';
 import { validateTask } from '#lib/tasks/plan.js';
-import { parseInclude, taskView } from '#lib/tasks/views.js';
 import { trimEnd } from '#lib/text.js';
 
 export const handler = fileApiRoute(
@@ -24,7 +23,6 @@ export const handler = fileApiRoute(
       region: await requestRegion(req),
       sandbox: req.principal.sandbox,
     });
-    const links = await taskLinks().for([task], req.baseUrl);
-    return json(201, { data: taskView(task, { baseUrl: apiUrlOf(req), include: parseInclude(req.query.include), links }) });
+    return json(201, { data: await taskResponse(task, req) });
   },
 );

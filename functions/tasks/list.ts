@@ -37,6 +37,6 @@ export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas:
     ));
   }
   const data = [];
-  for (const task of items) data.push(await taskResponse(task, req));
+  for (const task of items) data.push(await taskResponse(task, req, { single: false }));
   return json(200, listBody(req, data, page, perPage, hasMore));
 });

@@ -20,7 +20,8 @@ import { ffprobeExecutable } from './shipped.js';
 import { fitInside, placement, renderWatermark, thumbnailFile, type ResizeOptions, type WatermarkSpec } from './sharp.js';
 import { runTool } from './tool.js';
 
-const VIDEO_CODECS: Record<string, string> = { h264: 'libx264', h265: 'libx265', vp9: 'libvpx-vp9', av1: 'libsvtav1', mpeg4: 'mpeg4', copy: 'copy' };
+/** `video_codec` values: CloudConvert's names (x264, x265) and the aliases h264, h265. */
+const VIDEO_CODECS: Record<string, string> = { x264: 'libx264', x265: 'libx265', h264: 'libx264', h265: 'libx265', vp9: 'libvpx-vp9', av1: 'libsvtav1', mpeg4: 'mpeg4', copy: 'copy' };
 const AUDIO_CODECS: Record<string, string> = { aac: 'aac', mp3: 'libmp3lame', opus: 'libopus', vorbis: 'libvorbis', flac: 'flac', pcm: 'pcm_s16le', copy: 'copy' };
 /** The usual codecs of each container. */
 const CONTAINER_DEFAULTS: Record<string, { video?: string; audio: string }> = {

@@ -10,6 +10,8 @@ export interface HttpRequest<Body = unknown, Query = Record<string, string>, Par
   headers: Record<string, string>;
   params: Params;
   query: Query;
+  /** The query string as the gateway received it (signed URLs check their HMAC over it). */
+  rawQuery?: string;
   /** Every query parameter in order, repeated keys included. */
   searchParams: URLSearchParams;
   body: Body;

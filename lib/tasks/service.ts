@@ -139,10 +139,16 @@ export class TaskService {
     }
   }
 
-  async createJob(userId: number, plan: JobPlan, now = new Date(), origin: TaskOrigin = {}): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
+  /** `jobId`: an id chosen beforehand (a signed URL claims its cache entry for the job before creating it). */
+  async createJob(
+    userId: number,
+    plan: JobPlan,
+    now = new Date(),
+    origin: TaskOrigin & { jobId?: string } = {},
+  ): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
     // The sandbox uses no credits.
     if (!origin.sandbox) await this.deps.credits?.assertCanCreate(userId, plan.tasks.map((t) => minimumCredits(t.spec)));
-    const jobId = randomUUID();
+    const jobId = origin.jobId ?? randomUUID();
     const ids = new Map(plan.tasks.map((t) => [t.name, randomUUID()]));
     const tasks = plan.tasks.map((t) => {
       const task = this.#newTask({

@@ -1,7 +1,7 @@
 /** Jobs and tasks as the file API shows them (CloudConvert v2 shapes). */
 import { toIsoSeconds } from '../time.js';
 import type { ShownLinks } from './links.js';
-import type { JobRecord, TaskRecord } from './model.js';
+import { isEnded, type JobRecord, type TaskRecord } from './model.js';
 import { redactText } from '../redact.js';
 import { redactPayload } from './secrets.js';
 
@@ -9,6 +9,20 @@ export type Include = 'payload' | 'tasks' | 'depends_on_tasks' | 'job' | 'retrie
 
 export function parseInclude(value: string | undefined): Set<Include> {
   return new Set((value ?? '').split(',').map((s) => s.trim()).filter(Boolean) as Include[]);
+}
+
+/**
+ * What an answer about one task (show, create, wait, cancel, retry) includes unasked: `retries` and
+ * `depends_on_tasks`, as CloudConvert's recorded answers of single tasks show them (the SDK's
+ * `tests/unit/responses/task.json`, `task_created.json`, `upload_task_created.json`); tasks inside a job
+ * and in lists carry neither unless asked (`job.json`, `job_finished.json`).
+ *
+ * Decision on `payload`: shown only with `include=payload`, as CloudConvert answers since 2022
+ * (`job_finished.json` has none; the 2019 recordings had it everywhere). A payload can be megabytes
+ * (import/base64) and would weigh on every list, wait and webhook; secrets in it are hidden either way.
+ */
+export function singleTaskIncludes(include: Set<Include>): Set<Include> {
+  return new Set<Include>([...include, 'retries', 'depends_on_tasks']);
 }
 
 const ts = (v: string | null | undefined) => (v ? toIsoSeconds(v) : null);
@@ -33,7 +47,8 @@ export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unk
     status: task.status,
     message: task.message === null ? null : redactText(task.message),
     code: task.code,
-    percent: task.percent,
+    // An ended task is done with, whatever its last progress report said (CloudConvert shows 100 on finished and failed tasks).
+    percent: isEnded(task.status) ? 100 : task.percent,
     credits: task.credits,
     engine: task.engine,
     engine_version: task.engineVersion,

@@ -37,6 +37,7 @@ export function requestContext(opts: ContextOptions): MiddlewareObj<APIGatewayPr
         headers,
         params: { ...(event.pathParameters as Record<string, string> | undefined) },
         query: Object.fromEntries(searchParams),
+        rawQuery: event.rawQueryString ?? '',
         searchParams,
         body: undefined,
         rawBody: rawBodyOf(event),

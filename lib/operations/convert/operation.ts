@@ -42,7 +42,8 @@ export const convert = defineOperation({
       quality: opt(quality, 85),
       strip: opt(z.boolean(), true, 'remove metadata'),
       density: opt(z.number().int().min(10).max(1200), 150, 'PDF rendering dpi'),
-      video_codec: opt(z.enum(['copy', 'h264', 'h265', 'vp9', 'av1', 'mpeg4']), null, 'default: the container’s usual codec'),
+      // x264 and x265 are CloudConvert's names (its SDKs and recorded answers send them); h264 and h265 stay as aliases.
+      video_codec: opt(z.enum(['copy', 'x264', 'x265', 'h264', 'h265', 'vp9', 'av1', 'mpeg4']), null, 'default: the container’s usual codec'),
       crf: opt(z.number().int().min(0).max(63), 23),
       preset: opt(z.enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow']), 'medium'),
       audio_codec: opt(z.enum(['copy', 'aac', 'mp3', 'opus', 'vorbis', 'flac', 'pcm', 'none']), null),
