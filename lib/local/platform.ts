@@ -434,6 +434,23 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     stoppers.push(() => dispatcher.stop());
 
+    // Socket pings: serverless-offline runs socketPing's schedule (a minute at the least, like
+    // EventBridge); a shorter SOCKET_PING_SECONDS (tests) is kept by pinging from here at that interval.
+    const pingSeconds = Number(env.SOCKET_PING_SECONDS ?? 60);
+    if (pingSeconds < 60) {
+      const pinger = new LambdaClient({ ...client, endpoint: lambda });
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        pinger
+          .send(new InvokeCommand({ FunctionName: `${definition.service}-${stage}-socketPing`, Payload: '{}' }))
+          .catch((err: Error) => quiet || console.warn(`socketPing: ${err.message}`))
+          .finally(() => (busy = false));
+      }, pingSeconds * 1000);
+      stoppers.push(async () => clearInterval(timer));
+    }
+
     // Object-created events of uploads, as S3 sends them through EventBridge, to their function: from
     // every files bucket (each region's stack has its own bucket and rule in the cloud).
     const uploadTarget = definition.eventBridgeTargets.find((t) => t.source === 'aws.s3');
