@@ -106,7 +106,7 @@ describe('live events over socket.io', () => {
       void recorded(1, `private-job.${job.id}`).then(() => cloudConvert.tasks.upload(uploadTask, Readable.from([png]), 'input.png', png.length));
     }, 1000);
     const event = await new Promise<EventData>((resolve) => {
-      cloudConvert.jobs.subscribeEvent(job.id, 'finished', resolve as never);
+      void cloudConvert.jobs.subscribeEvent(job.id, 'finished', resolve as never);
     });
     expect(event.job!.status).toBe('finished');
     expect(event.job!.id).toBe(job.id);
