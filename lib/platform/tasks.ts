@@ -42,29 +42,23 @@ export const taskLinks = () =>
     uploadFormSeconds: config().UPLOAD_FORM_SECONDS,
   }));
 
+/** What event bodies (webhooks, socket frames) are made from: the tasks, their links, the base of `links.self`. */
+const eventViews = () => ({ tasks: taskStore(), links: taskLinks(), publicBaseUrl: config().PUBLIC_BASE_URL });
+
 /** Job and task events to the webhooks queue. */
 export const webhookNotifier = () =>
   (notifier ??= new WebhookNotifier({
+    ...eventViews(),
     webhooks: webhookStore(),
-    tasks: taskStore(),
     queue: queueClient(),
-    links: taskLinks(),
     log: rootLogger().child({ component: 'webhooks' }),
-    publicBaseUrl: config().PUBLIC_BASE_URL,
     files: fileStore(),
   }));
 
 /** Live events to socket subscribers (lib/events), or null where the stack has no socket endpoint (SOCKET_ENDPOINT). */
 export const eventPublisher = (): EventPublisher | null =>
   (publisher ??= config().SOCKET_ENDPOINT
-    ? new EventPublisher({
-        connections: socketConnections(),
-        post: postToConnection(),
-        tasks: taskStore(),
-        links: taskLinks(),
-        log: rootLogger().child({ component: 'sockets' }),
-        publicBaseUrl: config().PUBLIC_BASE_URL,
-      })
+    ? new EventPublisher({ ...eventViews(), connections: socketConnections(), post: postToConnection(), log: rootLogger().child({ component: 'sockets' }) })
     : null);
 
 /**
