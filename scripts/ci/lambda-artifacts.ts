@@ -335,7 +335,10 @@ function readSocketRoutes(resources: Resources, functions: Map<string, LambdaFun
   for (const r of Object.values(resources)) {
     if (r.Type !== 'AWS::ApiGatewayV2::Route' || !isWebSocketRoute(resources, r)) continue;
     const integrationId = targetOf((r.Properties?.Target?.['Fn::Join']?.[1] as Json[] | undefined)?.find((part) => targetOf(part)));
-    const fn = functions.get(targetOf(resources[integrationId ?? '']?.Properties?.IntegrationUri) ?? '');
+    // arn:…:apigateway:…:lambda:path/2015-03-31/functions/<the function's Arn>/invocations
+    const uri = resources[integrationId ?? '']?.Properties?.IntegrationUri;
+    const parts: Json[] = uri?.['Fn::Join']?.[1] ?? [uri];
+    const fn = parts.map((part) => functions.get(targetOf(part) ?? '')).find(Boolean);
     if (!fn) throw new Error(`WebSocket route ${r.Properties?.RouteKey}: no Lambda integration found`);
     routes.set(String(r.Properties?.RouteKey), fn);
   }
