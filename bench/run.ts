@@ -12,6 +12,7 @@ import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
 import { graphqlScenario, startBareGraphqlServer } from './graphql.js';
 import { largeFileRun } from './large-file.js';
+import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
 import { pipelineScenarios } from './pipeline.js';
 import { shippedEngineRatios } from './shipped-engines.js';
@@ -88,6 +89,7 @@ try {
   // Cold starts of every HTTP function, GraphQL included, from the packaged artifacts.
   ratios.push(await coldStartReport());
   ratios.push(...(await pipelineScenarios(platform)));
+  ratios.push(...(await liveEventScenario(platform)));
   ratios.push(...(await engineScenarios(platform, benchSite)));
   ratios.push(...(await shippedEngineRatios()));
   const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));

@@ -161,6 +161,8 @@ const schema = z.object({
   AWS_ENDPOINT_URL_DYNAMODB: optionalUrl,
   AWS_ENDPOINT_URL_S3: optionalUrl,
   AWS_ENDPOINT_URL_SQS: optionalUrl,
+  /** Lambda's endpoint (the local platform's serverless-offline), for the socket connect function's invoke of its hello. */
+  AWS_ENDPOINT_URL_LAMBDA: optionalUrl,
 
   /** Public base URL for `links.self`; when unset it is derived from each request's host. */
   PUBLIC_BASE_URL: optionalUrl,
@@ -354,6 +356,23 @@ const schema = z.object({
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean).map(Number))
     .pipe(z.array(z.number().int().min(0).max(900))),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(120).default(15),
+
+  /**
+   * Live job and task events over socket.io (lib/events): the API Gateway management endpoint of the
+   * WebSocket API (`https://{api id}.execute-api.{region}.amazonaws.com/{stage}`, built in serverless.yml;
+   * locally serverless-offline's websocket port). Empty: nothing is published (no socket endpoint).
+   */
+  SOCKET_ENDPOINT: optionalUrl,
+  /** The function the connect handler invokes (asynchronously) to send the Engine.IO open packet. */
+  SOCKET_HELLO_FUNCTION: z.string().default(''),
+  /**
+   * The ping interval and timeout announced in the open packet, seconds: a client closes the connection
+   * when no ping came within their sum. The scheduled ping function (SOCKET_PING_SCHEDULE in
+   * serverless.yml, every minute) must come at least every SOCKET_PING_SECONDS; 60 + 60 leaves a whole
+   * minute for a late schedule, and a ping a minute keeps the gateway's 10-minute idle timeout away.
+   */
+  SOCKET_PING_SECONDS: z.coerce.number().int().positive().max(300).default(60),
+  SOCKET_PING_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(60),
 
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Allows user-requested fetches to loopback addresses. Tests only; never in the cloud. */

@@ -1,5 +1,6 @@
 /**
- * `npm start`: the whole platform on this machine, the service on port 4000 (PORT), data kept
+ * `npm start`: the whole platform on this machine, the service on port 4000 (PORT), live events
+ * (socket.io over serverless-offline's WebSocket API) on 4001 (WEBSOCKET_PORT), data kept
  * under .data/ (DATA_DIR). Prints the base URL and a development API key (API_KEY, when set, is
  * used as that key). The Google APIs are open (any token) unless GOOGLE_AUTH_MODE=enforced; the
  * banner says which, lists the engines found (with versions) and the missing ones with how to add
@@ -27,6 +28,7 @@ const platform = await startPlatform({
   dataDir,
   httpPort: port,
   lambdaPort: fixed('LAMBDA_PORT', 3002),
+  websocketPort: fixed('WEBSOCKET_PORT', 4001),
   dynamoPort: fixed('DYNAMODB_PORT', 4567),
   s3Port: fixed('S3_PORT', 4568),
   sqsPort: fixed('SQS_PORT', 4576),
@@ -44,6 +46,7 @@ console.log(`
   file API     ${platform.baseUrl}/v2   (Authorization: Bearer <key>)
   Google APIs  ${platform.baseUrl}/v2beta/limits/label, ${platform.baseUrl}/v1/projects/…
   Google auth  ${googleAuthBanner(platform.googleAuthMode)}
+  live events  ${platform.socketUrl}   (socket.io: cloudConvert.socket = io('${platform.socketUrl}', { transports: ['websocket'] }))
   OAuth 2.0    ${platform.baseUrl}/oauth/authorize, /oauth/token, /oauth/revoke   (npm run oauth -- clients create …)
   account      ${platform.baseUrl}/account   (npm run users -- create …, or users -- password 1 for this account)
   API key      ${platform.apiKey}   (every scope: file API and Google APIs)

@@ -43,6 +43,8 @@ export interface PlatformOptions {
   /** 0 picks a free port. */
   httpPort?: number;
   lambdaPort?: number;
+  /** serverless-offline's WebSocket API (live events) and its management API (`/@connections/{id}`). */
+  websocketPort?: number;
   dynamoPort?: number;
   s3Port?: number;
   sqsPort?: number;
@@ -70,6 +72,8 @@ export interface PlatformOptions {
 
 export interface Platform {
   baseUrl: string;
+  /** The socket.io endpoint of live job and task events (`io(socketUrl, { transports: ['websocket'] })`). */
+  socketUrl: string;
   /** The development API key: every scope, so it works on every API in either Google auth mode. */
   apiKey: string;
   googleAuthMode: GoogleAuthMode;
@@ -336,6 +340,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // The service under serverless-offline.
     const httpPort = await freePort(opts.httpPort ?? 0);
     const lambdaPort = await freePort(opts.lambdaPort ?? 0);
+    const websocketPort = await freePort(opts.websocketPort ?? 0);
     const env: Record<string, string> = {
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
@@ -343,6 +348,10 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
       AWS_ENDPOINT_URL_DYNAMODB: dynamodb,
       AWS_ENDPOINT_URL_S3: s3,
       AWS_ENDPOINT_URL_SQS: sqs,
+      // The socket connect function invokes its hello through serverless-offline's Lambda API; every
+      // function posts live events through serverless-offline's management API.
+      AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${lambdaPort}`,
+      SOCKET_ENDPOINT: `http://127.0.0.1:${websocketPort}`,
       SWEEP_RATE: 'rate(1 minute)',
       STATE_TABLE: table,
       FILES_BUCKET: bucket,
@@ -361,7 +370,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const serverlessBin = require.resolve('serverless/bin/serverless.js', { paths: [root] });
     const child = spawn(
       process.execPath,
-      [serverlessBin, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
+      [serverlessBin, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort), '--websocketPort', String(websocketPort)],
       {
         cwd: root,
         env: {
@@ -425,6 +434,23 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     });
     stoppers.push(() => dispatcher.stop());
 
+    // Socket pings: serverless-offline runs socketPing's schedule (a minute at the least, like
+    // EventBridge); a shorter SOCKET_PING_SECONDS (tests) is kept by pinging from here at that interval.
+    const pingSeconds = Number(env.SOCKET_PING_SECONDS ?? 60);
+    if (pingSeconds < 60) {
+      const pinger = new LambdaClient({ ...client, endpoint: lambda });
+      let busy = false;
+      const timer = setInterval(() => {
+        if (busy) return;
+        busy = true;
+        pinger
+          .send(new InvokeCommand({ FunctionName: `${definition.service}-${stage}-socketPing`, Payload: '{}' }))
+          .catch((err: Error) => quiet || console.warn(`socketPing: ${err.message}`))
+          .finally(() => (busy = false));
+      }, pingSeconds * 1000);
+      stoppers.push(async () => clearInterval(timer));
+    }
+
     // Object-created events of uploads, as S3 sends them through EventBridge, to their function: from
     // every files bucket (each region's stack has its own bucket and rule in the cloud).
     const uploadTarget = definition.eventBridgeTargets.find((t) => t.source === 'aws.s3');
@@ -453,7 +479,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     stoppers.push(() => rm(stateFile, { force: true }));
     log(`platform ready at ${baseUrl}`);
 
-    return { baseUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, regionBuckets, stop };
+    const socketUrl = `http://localhost:${websocketPort}`;
+    return { baseUrl, socketUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, regionBuckets, stop };
   } catch (err) {
     await stop();
     throw err;

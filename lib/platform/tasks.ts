@@ -1,5 +1,6 @@
 /** The job and task services of one function instance, wired to the platform's adapters. */
 import { config } from '../config.js';
+import { EventPublisher } from '../events/publisher.js';
 import { reservationFor } from '../operations/credits.js';
 import { engineRegistry } from '../operations/engines.js';
 import { operationDefinition } from '../operations/index.js';
@@ -19,6 +20,7 @@ import { downloadUrls } from './download-urls.js';
 import { fileStore } from './files.js';
 import { rootLogger } from './logger.js';
 import { queueClient } from './queue.js';
+import { postToConnection, socketConnections } from './sockets.js';
 
 let store: TaskStore | undefined;
 let scheduler: Scheduler | undefined;
@@ -26,6 +28,7 @@ let service: TaskService | undefined;
 let notifier: WebhookNotifier | undefined;
 let links: TaskLinks | undefined;
 let billing: TaskBilling | undefined;
+let publisher: EventPublisher | null | undefined;
 
 export const taskStore = () => (store ??= new TaskStore(stateStore()));
 
@@ -39,17 +42,33 @@ export const taskLinks = () =>
     uploadFormSeconds: config().UPLOAD_FORM_SECONDS,
   }));
 
+/** What event bodies (webhooks, socket frames) are made from: the tasks, their links, the base of `links.self`. */
+const eventViews = () => ({ tasks: taskStore(), links: taskLinks(), publicBaseUrl: config().PUBLIC_BASE_URL });
+
 /** Job and task events to the webhooks queue. */
 export const webhookNotifier = () =>
   (notifier ??= new WebhookNotifier({
+    ...eventViews(),
     webhooks: webhookStore(),
-    tasks: taskStore(),
     queue: queueClient(),
-    links: taskLinks(),
     log: rootLogger().child({ component: 'webhooks' }),
-    publicBaseUrl: config().PUBLIC_BASE_URL,
     files: fileStore(),
   }));
+
+/** Live events to socket subscribers (lib/events), or null where the stack has no socket endpoint (SOCKET_ENDPOINT). */
+export const eventPublisher = (): EventPublisher | null =>
+  (publisher ??= config().SOCKET_ENDPOINT
+    ? new EventPublisher({ ...eventViews(), connections: socketConnections(), post: postToConnection(), log: rootLogger().child({ component: 'sockets' }) })
+    : null);
+
+/**
+ * Webhooks and socket events of one change, side by side: neither waits for the other, neither
+ * fails (each logs its own failures).
+ */
+const notify = async (webhooks: (n: WebhookNotifier) => Promise<void>, sockets: (p: EventPublisher) => Promise<void>) => {
+  const events = eventPublisher();
+  await Promise.all([webhooks(webhookNotifier()), events ? sockets(events) : undefined]);
+};
 
 /** What a task reserves when it starts (lib/operations/credits.ts), with this process's engines. */
 const taskCost = (task: TaskRecord, inputs: readonly InputFile[]) => {
@@ -67,8 +86,9 @@ export const taskScheduler = () =>
     queue: queueClient(),
     log: rootLogger().child({ component: 'scheduler' }),
     route: (task, inputs) => processQueueOf(engineRegistry(), task, inputs),
-    onJobEnded: (job) => webhookNotifier().jobEnded(job),
-    onTaskEnded: (task) => webhookNotifier().taskEnded(task),
+    onJobEnded: (job) => notify((n) => n.jobEnded(job), (p) => p.jobEnded(job)),
+    onTaskEnded: (task) => notify((n) => n.taskEnded(task), (p) => p.taskEnded(task)),
+    onJobUpdated: async (job) => eventPublisher()?.jobUpdated(job),
     settle: (task) => taskBilling().settle(task),
   }));
 
@@ -80,7 +100,23 @@ export const taskService = () =>
     regionFiles: fileStore,
     log: rootLogger().child({ component: 'tasks' }),
     maxTaskSeconds: config().TASK_MAX_SECONDS,
-    onJobCreated: (job, tasks) => webhookNotifier().jobCreated(job, tasks),
-    onTaskCreated: (task) => webhookNotifier().taskCreated(task),
+    onJobCreated: (job, tasks) => notify((n) => n.jobCreated(job, tasks), (p) => p.jobCreated(job, tasks)),
+    onTaskCreated: (task) => notify((n) => n.taskCreated(task), (p) => p.taskCreated(task)),
     credits: credits(),
   }));
+
+/**
+ * The task store the step consumers run tasks with: a claim (the task starts processing) is announced
+ * as `task.updated`. Here rather than in the runner so that the runner stays unaware of listeners; the
+ * job's `job.updated` follows from the scheduler (refreshJob) as the runner updates the job.
+ */
+class ClaimAnnouncingTaskStore extends TaskStore {
+  override async claim(...args: Parameters<TaskStore['claim']>): Promise<TaskRecord | undefined> {
+    const claimed = await super.claim(...args);
+    if (claimed) await eventPublisher()?.taskUpdated(claimed);
+    return claimed;
+  }
+}
+
+let runStore: TaskStore | undefined;
+export const runTaskStore = () => (runStore ??= config().SOCKET_ENDPOINT ? new ClaimAnnouncingTaskStore(stateStore()) : taskStore());

@@ -23,6 +23,8 @@ export interface SchedulerDeps {
    * the general `process` queue.
    */
   route?: (task: TaskRecord, inputs: TaskRecord[]) => ProcessQueueName;
+  /** Called when a job's status changes without ending (it starts processing): live events. */
+  onJobUpdated?: (job: JobRecord) => Promise<void>;
   /** Called once when a job reaches `finished` or `error` (webhooks). */
   onJobEnded?: (job: JobRecord) => Promise<void>;
   /**
@@ -114,6 +116,8 @@ export class Scheduler {
     if (updated && ended) {
       this.deps.log.info('job ended', { jobId, status });
       await this.deps.onJobEnded?.(updated);
+    } else if (updated) {
+      await this.deps.onJobUpdated?.(updated);
     }
     return updated ?? job;
   }

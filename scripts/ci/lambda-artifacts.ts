@@ -55,6 +55,7 @@ import { createS3Client } from '#lib/files/s3.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { shippedFfmpeg } from '#lib/engines/shipped.js';
 import { table } from './check-template.js';
+import { socketScenario, startSocketStubs } from './lambda-sockets.js';
 import { extractZip } from './zip.js';
 
 /**
@@ -326,10 +327,28 @@ interface Route {
   timeoutMs: number;
 }
 
+const isWebSocketRoute = (resources: Resources, route: Json) => resources[targetOf(route.Properties?.ApiId) ?? '']?.Properties?.ProtocolType === 'WEBSOCKET';
+
+/** The function of each WebSocket route (`$connect`, `$default`, `$disconnect`). */
+function readSocketRoutes(resources: Resources, functions: Map<string, LambdaFunction>): Map<string, LambdaFunction> {
+  const routes = new Map<string, LambdaFunction>();
+  for (const r of Object.values(resources)) {
+    if (r.Type !== 'AWS::ApiGatewayV2::Route' || !isWebSocketRoute(resources, r)) continue;
+    const integrationId = targetOf((r.Properties?.Target?.['Fn::Join']?.[1] as Json[] | undefined)?.find((part) => targetOf(part)));
+    // arn:…:apigateway:…:lambda:path/2015-03-31/functions/<the function's Arn>/invocations
+    const uri = resources[integrationId ?? '']?.Properties?.IntegrationUri;
+    const parts: Json[] = uri?.['Fn::Join']?.[1] ?? [uri];
+    const fn = parts.map((part) => functions.get(targetOf(part) ?? '')).find(Boolean);
+    if (!fn) throw new Error(`WebSocket route ${r.Properties?.RouteKey}: no Lambda integration found`);
+    routes.set(String(r.Properties?.RouteKey), fn);
+  }
+  return routes;
+}
+
 function readRoutes(resources: Resources, functions: Map<string, LambdaFunction>): Route[] {
   const routes: Route[] = [];
   for (const r of Object.values(resources)) {
-    if (r.Type !== 'AWS::ApiGatewayV2::Route') continue;
+    if (r.Type !== 'AWS::ApiGatewayV2::Route' || isWebSocketRoute(resources, r)) continue;
     const key = String(r.Properties?.RouteKey);
     const integrationId = targetOf((r.Properties?.Target?.['Fn::Join']?.[1] as Json[] | undefined)?.find((part) => targetOf(part)));
     const integration = integrationId ? resources[integrationId]?.Properties : undefined;
@@ -535,6 +554,8 @@ async function prepare(resources: Resources, stoppers: Array<() => Promise<unkno
     stack.attributes.set(`${id}.QueueName`, queueName(id));
     stack.attributes.set(`${id}.QueueUrl`, QueueUrl!);
   }
+  // The WebSocket API: an id (its management endpoint is replaced by the local one, lambdaEnv).
+  for (const [id, r] of Object.entries(resources)) if (r.Type === 'AWS::ApiGatewayV2::Api' && r.Properties?.ProtocolType === 'WEBSOCKET') stack.names.set(id, `local${id.toLowerCase()}`);
   const specs = readFunctions(resources);
   for (const spec of specs.values()) {
     stack.names.set(spec.id, spec.name);
@@ -544,7 +565,7 @@ async function prepare(resources: Resources, stoppers: Array<() => Promise<unkno
 }
 
 /** What Lambda puts in a Node.js function's environment, plus the template's variables and the local endpoints. */
-function lambdaEnv(spec: FunctionSpec, stack: LocalStack, backends: Backends, paths: Paths, gateway: string): Record<string, string> {
+function lambdaEnv(spec: FunctionSpec, stack: LocalStack, backends: Backends, paths: Paths, gateway: string, sockets?: string): Record<string, string> {
   const variables: Record<string, string> = {};
   for (const [name, value] of Object.entries(spec.variables)) {
     try {
@@ -554,8 +575,11 @@ function lambdaEnv(spec: FunctionSpec, stack: LocalStack, backends: Backends, pa
     }
   }
   if ('PUBLIC_BASE_URL' in variables) variables.PUBLIC_BASE_URL = gateway;
+  // The WebSocket API's management endpoint and Lambda's Invoke: the local stand-ins (./lambda-sockets.ts).
+  if ('SOCKET_ENDPOINT' in variables && sockets) variables.SOCKET_ENDPOINT = sockets;
   return {
     ...variables,
+    ...(sockets && { AWS_ENDPOINT_URL_LAMBDA: sockets }),
     AWS_ENDPOINT_URL_DYNAMODB: backends.endpoints.dynamodb,
     AWS_ENDPOINT_URL_S3: backends.endpoints.s3,
     AWS_ENDPOINT_URL_SQS: backends.endpoints.sqs,
@@ -797,10 +821,14 @@ async function wire(resources: Resources, prepared: Awaited<ReturnType<typeof pr
   const routes: Route[] = [];
   const gateway = await startGateway(routes);
   stoppers.push(gateway.close);
-  for (const spec of specs.values()) functions.set(spec.id, new LambdaFunction(spec, lambdaEnv(spec, stack, backends, paths, gateway.url), paths));
+  const byName = new Map<string, LambdaFunction>();
+  const sockets = await startSocketStubs((name) => byName.get(name), problems);
+  stoppers.push(sockets.close);
+  for (const spec of specs.values()) functions.set(spec.id, new LambdaFunction(spec, lambdaEnv(spec, stack, backends, paths, gateway.url, sockets.url), paths));
   stoppers.push(() => Promise.all([...functions.values()].map((f) => f.stop())));
   routes.push(...readRoutes(resources, functions));
-  const byName = new Map([...functions.values()].map((f) => [f.spec.name, f]));
+  const socketRoutes = readSocketRoutes(resources, functions);
+  for (const f of functions.values()) byName.set(f.spec.name, f);
   const functionOf = (value: Json) => functions.get(targetOf(value) ?? '') ?? byName.get(String(value));
 
   // Lambda's SQS event source mappings.
@@ -854,7 +882,7 @@ async function wire(resources: Resources, prepared: Awaited<ReturnType<typeof pr
       });
     }
   }
-  return { gateway: gateway.url, routes, functions: [...functions.values()], functionOf };
+  return { gateway: gateway.url, routes, socketRoutes, sockets, functions: [...functions.values()], functionOf };
 }
 
 /** Every scheduled function once, with the event EventBridge sends. */
@@ -919,7 +947,13 @@ async function main() {
     checkIsolation(paths, lambdaEnv([...specs.values()][0]!, stack, backends, paths, wired.gateway));
     say('  isolation: no repository package resolves, PATH holds only node');
 
+    const socket = wired.socketRoutes.size ? await socketScenario(wired.socketRoutes, wired.sockets, apiKey, 1) : undefined;
+    if (socket) say('  socket: open packet, namespace connect, subscription (and a refusal) through the WebSocket functions');
     await scenario(wired.gateway, apiKey);
+    if (socket) {
+      say(`  socket: ${await socket.heardTasks()} task.finished frame(s) from the step functions reached the subscriber`);
+      await socket.disconnect();
+    }
     await smokeRoutes(wired.routes, wired.gateway, apiKey);
     const operations = await fetch(`${wired.gateway}/v2/operations?alternatives=true`, { headers: { authorization: `Bearer ${apiKey}` } });
     const engines = [...new Set((((await operations.json()) as Json).data ?? []).map((row: Json) => row.engine).filter(Boolean))].sort();

@@ -1,0 +1,11 @@
+/** `$disconnect` of the WebSocket API: forgets the connection and its subscriptions. */
+import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
+import { rootLogger } from '#lib/platform/logger.js';
+import { socketConnections } from '#lib/platform/sockets.js';
+
+export async function handler(event: APIGatewayProxyWebsocketEventV2): Promise<APIGatewayProxyResultV2> {
+  const { connectionId } = event.requestContext;
+  await socketConnections().close(connectionId);
+  rootLogger().info('socket disconnected', { connectionId });
+  return { statusCode: 200 };
+}

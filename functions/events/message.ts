@@ -1,0 +1,22 @@
+/**
+ * `$default` of the WebSocket API: every frame a socket.io client sends (lib/events/socket-server.ts).
+ * Never fails: a failure is logged, the client gets no frame it would take for a protocol error.
+ */
+import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
+import { onFrame } from '#lib/events/socket-server.js';
+import { bearerCredentials } from '#lib/platform/credentials.js';
+import { rootLogger } from '#lib/platform/logger.js';
+import { postToConnection, socketConnections } from '#lib/platform/sockets.js';
+import { taskStore } from '#lib/platform/tasks.js';
+
+export async function handler(event: APIGatewayProxyWebsocketEventV2): Promise<APIGatewayProxyResultV2> {
+  const { connectionId } = event.requestContext;
+  const log = rootLogger().child({ connectionId });
+  try {
+    const body = event.isBase64Encoded ? '' : (event.body ?? '');
+    await onFrame(connectionId, body, { connections: socketConnections(), post: postToConnection(), credentials: bearerCredentials(), tasks: taskStore(), log });
+  } catch (err) {
+    log.error('socket frame failed', { error: err });
+  }
+  return { statusCode: 200 };
+}

@@ -1,0 +1,30 @@
+/**
+ * Posts to socket connections through the API Gateway management API (PostToConnection), the only
+ * way a Lambda function reaches a WebSocket client. The endpoint is the stage's
+ * (`https://{api id}.execute-api.{region}.amazonaws.com/{stage}`); locally serverless-offline serves
+ * the same API at `/@connections/{id}` on its websocket port.
+ */
+import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import type { PostToConnection } from './socket-server.js';
+
+/** Gone (410): the client left, or the connection is not open yet (during `$connect`). */
+const isGone = (err: unknown) => {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === 'GoneException' || e?.$metadata?.httpStatusCode === 410;
+};
+
+export function managementApiPoster(client: ApiGatewayManagementApiClient): PostToConnection {
+  return async (connectionId, frame) => {
+    try {
+      await client.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: Buffer.from(frame) }));
+      return true;
+    } catch (err) {
+      if (isGone(err)) return false;
+      throw err;
+    }
+  };
+}
+
+export function managementApiClient(opts: { region: string; endpoint: string }): ApiGatewayManagementApiClient {
+  return new ApiGatewayManagementApiClient({ region: opts.region, endpoint: opts.endpoint });
+}

@@ -1,0 +1,161 @@
+/**
+ * Pushes job and task events to the socket connections subscribed to their channels (./channels.ts).
+ * Called from the same places as the webhook notifier (lib/platform/tasks.ts): job and task creation,
+ * a task's claim (it starts processing), a job's status change, a task's and a job's end.
+ *
+ * Each event costs ONE query of the owner's subscriptions (./connections.ts); when nobody listens that
+ * is all: no view is made, no task or job read. Otherwise the data is the job or task as the API shows
+ * it (lib/tasks/views.ts, links as in webhooks), made once per event, in frames
+ * `42["<event>","<channel>",{"job"|"task":…}]`, one per subscribed connection and channel, posted in
+ * parallel. A frame over the gateway's 128 KB carries a smaller object instead (id, status, timestamps,
+ * links.self: fetch it for the rest). Connections the gateway says are gone are forgotten.
+ *
+ * Publishing never breaks the pipeline: a failure is logged and the job goes on.
+ */
+import type { Logger } from '../log.js';
+import type { TaskLinks } from '../tasks/links.js';
+import { isSandbox, type JobRecord, type TaskRecord } from '../tasks/model.js';
+import type { TaskStore } from '../tasks/store.js';
+import { jobView, taskView } from '../tasks/views.js';
+import { originOf } from '../webhooks/model.js';
+import { jobChannels, jobEndEvent, taskChannels, taskEndEvent, type JobEvent, type TaskEvent } from './channels.js';
+import type { SocketConnections, SubscriptionRecord } from './connections.js';
+import { eventFrame, MAX_FRAME_BYTES } from './protocol.js';
+import type { PostToConnection } from './socket-server.js';
+
+export interface EventPublisherDeps {
+  connections: Pick<SocketConnections, 'subscribersOf' | 'close'>;
+  post: PostToConnection;
+  tasks: Pick<TaskStore, 'getJob' | 'getTasks'>;
+  links: Pick<TaskLinks, 'for'>;
+  log: Logger;
+  /** Base of `links.self` when the job or task did not record the one it was created under. */
+  publicBaseUrl?: string;
+}
+
+/** One event and how to make its data, only called when someone listens. */
+interface Outgoing {
+  event: JobEvent | TaskEvent;
+  id: string;
+  channels: string[];
+  data: () => Promise<{ job: Record<string, unknown> } | { task: Record<string, unknown> }>;
+}
+
+/** What a frame too large for the gateway carries instead. */
+const SMALL_FIELDS = ['id', 'job_id', 'name', 'operation', 'status', 'percent', 'created_at', 'started_at', 'ended_at', 'links'];
+const small = (view: Record<string, unknown>) => Object.fromEntries(SMALL_FIELDS.filter((f) => f in view).map((f) => [f, view[f]]));
+
+export function frameFor(event: string, channel: string, data: { job: Record<string, unknown> } | { task: Record<string, unknown> }): string {
+  const frame = eventFrame(event, channel, data);
+  if (Buffer.byteLength(frame) <= MAX_FRAME_BYTES) return frame;
+  return eventFrame(event, channel, 'job' in data ? { job: small(data.job) } : { task: small(data.task) });
+}
+
+export class EventPublisher {
+  constructor(private readonly deps: EventPublisherDeps) {}
+
+  /** `job.created` and each task's `task.created`: one query for all of them. */
+  async jobCreated(job: JobRecord, tasks: TaskRecord[]): Promise<void> {
+    await this.#publish(job, [this.#job('job.created', job, tasks), ...tasks.map((t) => this.#task('task.created', t, job))]);
+  }
+
+  /** A standalone task was created. */
+  async taskCreated(task: TaskRecord): Promise<void> {
+    await this.#publish(task, [this.#task('task.created', task)]);
+  }
+
+  /** A task changed without ending: claimed (processing), or its progress. */
+  async taskUpdated(task: TaskRecord): Promise<void> {
+    await this.#publish(task, [this.#task('task.updated', task)]);
+  }
+
+  async taskEnded(task: TaskRecord): Promise<void> {
+    await this.#publish(task, [this.#task(taskEndEvent(task), task)]);
+  }
+
+  /** A job's status changed without ending (it started processing). */
+  async jobUpdated(job: JobRecord): Promise<void> {
+    await this.#publish(job, [this.#job('job.updated', job)]);
+  }
+
+  async jobEnded(job: JobRecord): Promise<void> {
+    await this.#publish(job, [this.#job(jobEndEvent(job), job)]);
+  }
+
+  #baseUrl(record: Record<string, unknown>): string {
+    return originOf(record).baseUrl ?? this.deps.publicBaseUrl ?? '';
+  }
+
+  #job(event: JobEvent, job: JobRecord, tasks?: TaskRecord[]): Outgoing {
+    return {
+      event,
+      id: job.id,
+      channels: jobChannels(job),
+      data: async () => {
+        const shown = tasks ?? (await this.deps.tasks.getTasks(job.taskIds));
+        const baseUrl = this.#baseUrl(job);
+        const links = await this.deps.links.for(shown, baseUrl);
+        return { job: jobView(job, shown, { baseUrl, include: new Set(), links }) };
+      },
+    };
+  }
+
+  #task(event: TaskEvent, task: TaskRecord, job?: JobRecord): Outgoing {
+    return {
+      event,
+      id: task.id,
+      channels: taskChannels(task),
+      data: async () => {
+        // Tasks of a job record their base on the job.
+        const origin = originOf(task).baseUrl || !task.jobId ? task : (job ?? (await this.deps.tasks.getJob(task.jobId)) ?? task);
+        const baseUrl = this.#baseUrl(origin);
+        const links = await this.deps.links.for([task], baseUrl);
+        return { task: taskView(task, { baseUrl, include: new Set(), links }) };
+      },
+    };
+  }
+
+  async #publish(owner: JobRecord | TaskRecord, outgoing: Outgoing[]): Promise<void> {
+    try {
+      const subscribers = await this.deps.connections.subscribersOf(owner.userId, isSandbox(owner));
+      if (!subscribers.length) return;
+      const posts: Array<{ sub: SubscriptionRecord; frame: string; event: string }> = [];
+      for (const out of outgoing) {
+        const targets = subscribers.filter((s) => out.channels.includes(s.channel));
+        if (!targets.length) continue;
+        const data = await out.data();
+        const frames = new Map<string, string>();
+        for (const sub of targets) {
+          let frame = frames.get(sub.channel);
+          if (!frame) frames.set(sub.channel, (frame = frameFor(out.event, sub.channel, data)));
+          posts.push({ sub, frame, event: out.event });
+        }
+      }
+      await this.#post(posts);
+    } catch (err) {
+      this.deps.log.error('socket event publication failed', { events: outgoing.map((o) => o.event), id: outgoing[0]?.id, error: err });
+    }
+  }
+
+  /** Frames to one connection go in order, connections in parallel. */
+  async #post(posts: Array<{ sub: SubscriptionRecord; frame: string; event: string }>): Promise<void> {
+    if (!posts.length) return;
+    const byConnection = new Map<string, string[]>();
+    for (const p of posts) byConnection.set(p.sub.connectionId, [...(byConnection.get(p.sub.connectionId) ?? []), p.frame]);
+    await Promise.all(
+      [...byConnection].map(async ([connectionId, frames]) => {
+        try {
+          for (const frame of frames) {
+            if (!(await this.deps.post(connectionId, frame))) {
+              await this.deps.connections.close(connectionId);
+              return;
+            }
+          }
+        } catch (err) {
+          this.deps.log.warn('socket event not delivered', { connectionId, error: err });
+        }
+      }),
+    );
+    this.deps.log.info('socket events sent', { frames: posts.length, connections: byConnection.size, events: [...new Set(posts.map((p) => p.event))] });
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The socket.io server of live events, as API Gateway WebSocket route handlers (functions/events/):
+ *
+ * - `$connect` records the connection and asks the hello function (invoked asynchronously) to send
+ *   Engine.IO's open packet: nothing can be sent to a connection before `$connect` has returned (the
+ *   management API answers Gone), and the client sends nothing before it has the open packet.
+ * - hello posts the open packet, retrying while the connection is not open yet.
+ * - `$default` gets every frame the client sends: `40` (connect to the default namespace) is answered
+ *   `40{"sid":…}`; `3` (pong) needs nothing; `42["subscribe",{channel,auth}]` subscribes or answers
+ *   `42["subscription_error",channel,status]` (Laravel Echo Server's event, whose protocol the SDK
+ *   speaks) and nothing else; `42["unsubscribe",{channel}]` unsubscribes; the rest is ignored.
+ * - `$disconnect` forgets the connection and its subscriptions.
+ * - ping (scheduled) posts `2` to every connection, forgetting those the gateway says are gone.
+ *
+ * No state lives in a function between frames: the sid is random and never checked (the gateway's
+ * connection id is the session), subscriptions are in the state table (./connections.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../log.js';
+import type { SocketConnections } from './connections.js';
+import { connectedFrame, connectErrorFrame, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame, PING_FRAME, PONG_FRAME } from './protocol.js';
+import { authorizeSubscription, channelOf, type SubscribeDeps } from './subscribe.js';
+
+/** Sends one text frame to a connection; false when the gateway says the connection is gone. */
+export type PostToConnection = (connectionId: string, frame: string) => Promise<boolean>;
+
+export interface SocketServerDeps extends SubscribeDeps {
+  connections: SocketConnections;
+  post: PostToConnection;
+  log: Logger;
+}
+
+export const newSid = () => randomBytes(15).toString('base64url');
+
+/** One frame from a client. */
+export async function onFrame(connectionId: string, body: string, deps: SocketServerDeps): Promise<void> {
+  const frame = parseClientFrame(body);
+  switch (frame.kind) {
+    case 'connect':
+      await deps.post(connectionId, frame.namespace === '/' ? connectedFrame(newSid()) : connectErrorFrame(frame.namespace));
+      return;
+    case 'ping':
+      await deps.post(connectionId, PONG_FRAME);
+      return;
+    case 'event':
+      if (frame.namespace !== '/') return;
+      if (frame.name === 'subscribe') await subscribe(connectionId, frame.args[0], deps);
+      else if (frame.name === 'unsubscribe') await deps.connections.unsubscribe(connectionId, channelOf(frame.args[0]));
+      return;
+    default:
+      return;
+  }
+}
+
+async function subscribe(connectionId: string, data: unknown, deps: SocketServerDeps): Promise<void> {
+  const decision = await authorizeSubscription(data, deps);
+  if (!decision.ok) {
+    deps.log.info('socket subscription refused', { connectionId, channel: decision.channel, status: decision.status });
+    await deps.post(connectionId, eventFrame('subscription_error', decision.channel, decision.status));
+    return;
+  }
+  const subscribed = await deps.connections.subscribe(connectionId, decision.owner, decision.channel);
+  deps.log.info(subscribed ? 'socket subscribed' : 'socket subscription of a closed connection', { connectionId, channel: decision.channel });
+}
+
+export interface HelloSettings {
+  pingSeconds: number;
+  pingTimeoutSeconds: number;
+}
+
+/** Waits before each further try of the open packet (ms): about 6 s in all. */
+export const HELLO_RETRY_MS = [50, 100, 200, 400, 800, 1500, 3000];
+
+/** Sends Engine.IO's open packet once the connection is open. False when it never was (the client left). */
+export async function hello(
+  connectionId: string,
+  settings: HelloSettings,
+  deps: { post: PostToConnection; log: Logger; sleep?: (ms: number) => Promise<void> },
+): Promise<boolean> {
+  const frame = openFrame(newSid(), { pingInterval: settings.pingSeconds * 1000, pingTimeout: settings.pingTimeoutSeconds * 1000, maxPayload: MAX_FRAME_BYTES });
+  const sleep = deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  for (let attempt = 0; ; attempt++) {
+    if (await deps.post(connectionId, frame)) return true;
+    const wait = HELLO_RETRY_MS[attempt];
+    if (wait === undefined) break;
+    await sleep(wait);
+  }
+  deps.log.info('socket gone before its open packet', { connectionId });
+  return false;
+}
+
+/** Pings every connection (at most `concurrency` posts at once); forgets the gone ones. */
+export async function pingAll(deps: { connections: SocketConnections; post: PostToConnection; log: Logger; concurrency?: number }): Promise<{ pinged: number; gone: number }> {
+  let pinged = 0;
+  let gone = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await deps.connections.page(cursor);
+    cursor = page.cursor;
+    const ids = [...page.ids];
+    const worker = async () => {
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) {
+        try {
+          if (await deps.post(id, PING_FRAME)) pinged++;
+          else {
+            gone++;
+            await deps.connections.close(id);
+          }
+        } catch (err) {
+          deps.log.warn('socket ping failed', { connectionId: id, error: err });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: deps.concurrency ?? 20 }, worker));
+  } while (cursor);
+  deps.log.info('sockets pinged', { pinged, gone });
+  return { pinged, gone };
+}
