@@ -104,19 +104,3 @@ export const taskService = () =>
     onTaskCreated: (task) => notify((n) => n.taskCreated(task), (p) => p.taskCreated(task)),
     credits: credits(),
   }));
-
-/**
- * The task store the step consumers run tasks with: a claim (the task starts processing) is announced
- * as `task.updated`. Here rather than in the runner so that the runner stays unaware of listeners; the
- * job's `job.updated` follows from the scheduler (refreshJob) as the runner updates the job.
- */
-class ClaimAnnouncingTaskStore extends TaskStore {
-  override async claim(...args: Parameters<TaskStore['claim']>): Promise<TaskRecord | undefined> {
-    const claimed = await super.claim(...args);
-    if (claimed) await eventPublisher()?.taskUpdated(claimed);
-    return claimed;
-  }
-}
-
-let runStore: TaskStore | undefined;
-export const runTaskStore = () => (runStore ??= config().SOCKET_ENDPOINT ? new ClaimAnnouncingTaskStore(stateStore()) : taskStore());

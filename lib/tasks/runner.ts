@@ -55,9 +55,9 @@ export interface RunnerDeps {
    */
   deadlineMs?: number;
   /**
-   * Called after each progress write (at most one a second per task, lib/tasks/progress.ts) with the
-   * task as written; its failure is logged. The run's end is announced by the scheduler's hooks, after
-   * the last of these has settled.
+   * Called with the task as written when the run claims it (it starts processing) and after each
+   * progress write (at most one a second per task, lib/tasks/progress.ts); its failure is logged. The
+   * run's end is announced by the scheduler's hooks, after the last of these has settled.
    */
   onTaskUpdated?: (task: TaskRecord) => Promise<void>;
 }
@@ -122,6 +122,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     return;
   }
   const attempt = claimed.attempt ?? 1;
+  await deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err }));
   // The job is processing from its first task's start.
   if (claimed.jobId && attempt === 1) await scheduler.refreshJob(claimed.jobId);
 

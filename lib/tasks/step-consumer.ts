@@ -5,7 +5,7 @@ import { fileStore } from '../platform/files.js';
 import { rootLogger } from '../platform/logger.js';
 import { queueClient } from '../platform/queue.js';
 import { sandboxFiles } from '../platform/sandbox.js';
-import { runTaskStore, taskBilling, taskScheduler } from '../platform/tasks.js';
+import { eventPublisher, taskBilling, taskScheduler, taskStore } from '../platform/tasks.js';
 import { backoff, sqsConsumer } from '../queue/consumer.js';
 import type { QueueName } from '../queue/port.js';
 import type { Step } from './model.js';
@@ -22,8 +22,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
     retry: { delaySeconds: backoff, postpone: (record, seconds) => queueClient().postpone(record.eventSourceARN, record.receiptHandle, seconds) },
     handle: (message, { log, deadlineMs }) =>
       runTask(message.taskId, {
-        // Announces each claim as task.updated (live events).
-        store: runTaskStore(),
+        store: taskStore(),
         scheduler: taskScheduler(),
         files: fileStore(),
         regionFiles: fileStore,
@@ -37,6 +36,8 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         forward: (task, to, hops) => queueClient().send(to, { taskId: task.id, hops }),
         queue,
         hops: message.hops,
+        // The task's start and progress as task.updated (live events).
+        onTaskUpdated: async (task) => eventPublisher()?.taskUpdated(task),
       }),
   });
 }
