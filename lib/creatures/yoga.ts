@@ -4,7 +4,9 @@
  * (functions/graphql/handler.ts), `node:http` (`createServer(yoga)`) or in-process (`yoga.fetch`).
  * The state store and logger are taken lazily, so building the instance reads no configuration.
  */
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import type { GraphQLError, ValidationContext } from 'graphql';
 import { createGraphQLError, createSchema, createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
 import { createLogger, type Logger } from '../log.js';
@@ -39,6 +41,12 @@ export const GRAPHQL_LIMITS = {
   maxDirectives: 50,
   /** Largest request body; a message holds at most ~40 KB. */
   maxRequestBodyBytes: 100_000,
+  /**
+   * Responses kept by the response cache, least recently used out first. The largest response the
+   * cost limit lets through is about 2 MB of JSON (a few MB as objects), so the cache stays well
+   * under 256 MB of the function's 1024 MB.
+   */
+  cachedResponses: 64,
 } as const;
 
 /**
@@ -70,6 +78,21 @@ export interface CreatureYogaOptions {
   /** Serve GraphiQL on GET with `accept: text/html` (default true). */
   graphiql?: boolean;
   catalog?: CreatureCatalog;
+  /**
+   * Keep the answers of queries that read only creature data (default true). The catalogue is part
+   * of the bundle and never changes while a function instance lives, so a cached answer is always the
+   * one execution would give. Answers that hold a `Message` are never cached: messages live in the
+   * state store, and another function instance may change one at any moment.
+   */
+  responseCache?: boolean;
+  /**
+   * Compile each operation once with graphql-jit and run the compiled form (default false; `npm run
+   * bench` measures it). Off because its errors lose `locations`, which graphql-js gives and the
+   * GraphQL spec asks for, while with the response cache it saves nothing on a repeated query.
+   */
+  jit?: boolean;
+  /** Keep parsed and validated documents (yoga's parser and validation cache, default true). */
+  parseCache?: boolean;
 }
 
 const lazy = <T extends object>(value: T | (() => T)): (() => T) => {
@@ -147,6 +170,7 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     logging: yogaLogger(logger),
     maskedErrors: { maskError, isDev: false },
     multipart: false,
+    parserAndValidationCache: opts.parseCache ?? true,
     batching: false,
     maxRequestBodySize: GRAPHQL_LIMITS.maxRequestBodyBytes,
     // A public, credential-free API: any origin may call it with a preflighted request.
@@ -172,6 +196,19 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
         // The schema is public (introspection feeds the explorer), so "did you mean …?" hides nothing.
         blockFieldSuggestion: { enabled: false },
       }),
+      // After the limits: an operation they reject never reaches the compiler or the cache. The
+      // compiler first: the cache wraps whichever execute function it finds.
+      ...(opts.jit ? [useGraphQlJit()] : []),
+      ...(opts.responseCache === false
+        ? []
+        : [
+            useResponseCache({
+              // One public cache: the API has no users, and creature data is the same for everyone.
+              session: () => null,
+              ignoredTypes: ['Message'],
+              cache: createInMemoryCache({ max: GRAPHQL_LIMITS.cachedResponses }),
+            }),
+          ]),
     ],
   });
 }

@@ -65,6 +65,8 @@ export interface PlatformOptions {
   dispatch?: boolean;
   /** Where serverless-offline's output goes. */
   output?: 'inherit' | 'ignore';
+  /** Extra Node.js arguments for the serverless-offline process (e.g. a `--require` of the bench's call tracer). */
+  nodeArgs?: string[];
   log?: (line: string) => void;
 }
 
@@ -361,7 +363,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const serverlessBin = require.resolve('serverless/bin/serverless.js', { paths: [root] });
     const child = spawn(
       process.execPath,
-      [serverlessBin, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
+      // serverless-offline-http.cjs: no response compression, as API Gateway HTTP APIs (see there).
+      ['--require', path.join(root, 'scripts', 'serverless-offline-http.cjs'), ...(opts.nodeArgs ?? []), serverlessBin, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
       {
         cwd: root,
         env: {
