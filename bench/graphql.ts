@@ -11,6 +11,7 @@
  *   measures every HTTP function's packaged artifact instead (cold-start.ts).
  */
 import { execFile, spawn } from 'node:child_process';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,16 +85,16 @@ const unusedStore = new Proxy({} as StateStore, {
 /** The yoga configurations the benchmark compares, each on bare `node:http`. */
 export const GRAPHQL_VARIANTS = {
   /** yoga with nothing kept between requests. */
-  plain: { responseCache: false, jit: false, parseCache: false },
+  plain: () => ({ responseCache: false, parseCache: false }),
   /** yoga's defaults: parsed and validated documents kept (the function's configuration before the response cache). */
-  parseCache: { responseCache: false, jit: false },
+  parseCache: () => ({ responseCache: false }),
   /** …and each operation compiled by graphql-jit. */
-  jit: { responseCache: false, jit: true },
+  jit: () => ({ responseCache: false, execution: useGraphQlJit() }),
   /** …and the response cache instead: the function's configuration. */
-  deployed: {},
+  deployed: () => ({}),
   /** Both. */
-  cacheAndJit: { jit: true },
-} satisfies Record<string, Pick<CreatureYogaOptions, 'responseCache' | 'jit' | 'parseCache'>>;
+  cacheAndJit: () => ({ execution: useGraphQlJit() }),
+} satisfies Record<string, () => Pick<CreatureYogaOptions, 'responseCache' | 'execution' | 'parseCache'>>;
 export type GraphqlVariant = keyof typeof GRAPHQL_VARIANTS;
 
 /** `node:http` around a yoga instance configured like the Lambda's (or as `variant` says), on a free port. */
@@ -103,7 +104,7 @@ export async function startBareGraphqlServer(
   const yoga = createCreatureYoga({
     store: opts.store ?? unusedStore,
     logger: createLogger({}, { level: 'warn' }),
-    ...GRAPHQL_VARIANTS[opts.variant ?? 'deployed'],
+    ...GRAPHQL_VARIANTS[opts.variant ?? 'deployed'](),
   });
   const server = createServer(yoga);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

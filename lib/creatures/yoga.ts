@@ -4,11 +4,10 @@
  * (functions/graphql/handler.ts), `node:http` (`createServer(yoga)`) or in-process (`yoga.fetch`).
  * The state store and logger are taken lazily, so building the instance reads no configuration.
  */
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import type { GraphQLError, ValidationContext } from 'graphql';
-import { createGraphQLError, createSchema, createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
+import { createGraphQLError, createSchema, createYoga, type GraphiQLOptions, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { createLogger, type Logger } from '../log.js';
 import type { StateStore } from '../state/port.js';
 import { useCostLimit, type ListSize } from '../graphql/cost.js';
@@ -86,11 +85,13 @@ export interface CreatureYogaOptions {
    */
   responseCache?: boolean;
   /**
-   * Compile each operation once with graphql-jit and run the compiled form (default false; `npm run
-   * bench` measures it). Off because its errors lose `locations`, which graphql-js gives and the
-   * GraphQL spec asks for, while with the response cache it saves nothing on a repeated query.
+   * A plugin that replaces graphql-js's execution, placed before the response cache: `npm run bench`
+   * measures graphql-jit's (`useGraphQlJit()` of @envelop/graphql-jit, a development dependency).
+   * The function does not use it: the errors of compiled operations lose `locations`, which
+   * graphql-js gives and the GraphQL spec asks for, and with the response cache it saves nothing on a
+   * repeated query.
    */
-  jit?: boolean;
+  execution?: NonNullable<YogaServerOptions<object, CreatureContext>['plugins']>[number];
   /** Keep parsed and validated documents (yoga's parser and validation cache, default true). */
   parseCache?: boolean;
 }
@@ -198,7 +199,7 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
       }),
       // After the limits: an operation they reject never reaches the compiler or the cache. The
       // compiler first: the cache wraps whichever execute function it finds.
-      ...(opts.jit ? [useGraphQlJit()] : []),
+      ...(opts.execution ? [opts.execution] : []),
       ...(opts.responseCache === false
         ? []
         : [

@@ -4,6 +4,7 @@
  * cache, and the compiled form answers exactly as graphql-js does. Messages live in a real (dynalite)
  * state store shared by two server instances, as two Lambda containers share the table.
  */
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatureCatalog, creatureCatalog } from '#lib/creatures/catalog.js';
 import { createCreatureYoga, GRAPHQL_LIMITS, type CreatureYoga } from '#lib/creatures/yoga.js';
@@ -111,11 +112,11 @@ describe('response cache', () => {
   });
 });
 
-describe('compiled execution (graphql-jit, off by default, measured by npm run bench)', () => {
+describe('compiled execution (graphql-jit, not used by the function, measured by npm run bench)', () => {
   it('answers every field of every creature as graphql-js does, also behind the response cache', async () => {
     const interpreted = createCreatureYoga({ store: backend.store, logger, responseCache: false });
-    const compiled = createCreatureYoga({ store: backend.store, logger, jit: true, responseCache: false });
-    const both = createCreatureYoga({ store: backend.store, logger, jit: true });
+    const compiled = createCreatureYoga({ store: backend.store, logger, execution: useGraphQlJit(), responseCache: false });
+    const both = createCreatureYoga({ store: backend.store, logger, execution: useGraphQlJit() });
     const queries = [
       `{ creatures { ${FULL_RECORD} } }`,
       `{ creatures(first: 5, type: "${creatureCatalog().typeNames[0]}") { name types evolutions { name evolutions { name } } } }`,
@@ -131,7 +132,7 @@ describe('compiled execution (graphql-jit, off by default, measured by npm run b
   });
 
   it('still never answers a message read from the cache when compiled', async () => {
-    const reader = createCreatureYoga({ store: backend.store, logger, jit: true });
+    const reader = createCreatureYoga({ store: backend.store, logger, execution: useGraphQlJit() });
     const { id } = (await post(reader, 'mutation { createMessage(input: { content: "one" }) { id } }')).data.createMessage;
     const read = 'query($id: ID!) { getMessage(id: $id) { content } }';
     expect((await post(reader, read, { id })).data.getMessage.content).toBe('one');
