@@ -10,7 +10,8 @@
  *   first invocation (the creatures query). Run alone (`npx tsx bench/graphql.ts`); `npm run bench`
  *   measures every HTTP function's packaged artifact instead (cold-start.ts).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,9 +19,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { createCreatureYoga } from '#lib/creatures/yoga.js';
+import { createCreatureYoga, type CreatureYogaOptions } from '#lib/creatures/yoga.js';
 import { createLogger } from '#lib/log.js';
 import type { StateStore } from '#lib/state/port.js';
+import { measure, type Result } from './measure.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -80,9 +82,30 @@ const unusedStore = new Proxy({} as StateStore, {
   get: () => () => Promise.reject(new Error('the benchmark server has no state store')),
 });
 
-/** `node:http` around a yoga instance configured like the Lambda's, on a free port. */
-export async function startBareGraphqlServer(opts: { store?: StateStore } = {}): Promise<{ url: string; close(): Promise<void> }> {
-  const yoga = createCreatureYoga({ store: opts.store ?? unusedStore, logger: createLogger({}, { level: 'warn' }) });
+/** The yoga configurations the benchmark compares, each on bare `node:http`. */
+export const GRAPHQL_VARIANTS = {
+  /** yoga with nothing kept between requests. */
+  plain: () => ({ responseCache: false, parseCache: false }),
+  /** yoga's defaults: parsed and validated documents kept (the function's configuration before the response cache). */
+  parseCache: () => ({ responseCache: false }),
+  /** …and each operation compiled by graphql-jit. */
+  jit: () => ({ responseCache: false, execution: useGraphQlJit() }),
+  /** …and the response cache instead: the function's configuration. */
+  deployed: () => ({}),
+  /** Both. */
+  cacheAndJit: () => ({ execution: useGraphQlJit() }),
+} satisfies Record<string, () => Pick<CreatureYogaOptions, 'responseCache' | 'execution' | 'parseCache'>>;
+export type GraphqlVariant = keyof typeof GRAPHQL_VARIANTS;
+
+/** `node:http` around a yoga instance configured like the Lambda's (or as `variant` says), on a free port. */
+export async function startBareGraphqlServer(
+  opts: { store?: StateStore; variant?: GraphqlVariant } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const yoga = createCreatureYoga({
+    store: opts.store ?? unusedStore,
+    logger: createLogger({}, { level: 'warn' }),
+    ...GRAPHQL_VARIANTS[opts.variant ?? 'deployed'](),
+  });
   const server = createServer(yoga);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -94,6 +117,38 @@ export async function startBareGraphqlServer(opts: { store?: StateStore } = {}):
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Every variant's bare server in a process of its own, as serverless-offline runs in its own: a
+ * server sharing the load generator's event loop would be slowed by it, and the comparison with
+ * serverless-offline would flatter the gateway emulation.
+ */
+export async function startBareGraphqlServers(): Promise<{ urls: Record<GraphqlVariant, string>; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const close = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
+      child.once('exit', (code) => reject(new Error(`the bare GraphQL servers exited with code ${code}`)));
+    });
+    return { urls: JSON.parse(line) as Record<GraphqlVariant, string>, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 export interface ColdImportResult {
@@ -192,8 +247,64 @@ console.log(JSON.stringify({ importMs: t1 - t0, firstInvokeMs: t2 - t1 }));
   }
 }
 
-/** `npx tsx bench/graphql.ts`: the cold-import figures on their own. */
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+/**
+ * The full-catalogue query on every bare variant and through serverless-offline (the deployed
+ * configuration), with the ratios the performance goals name.
+ */
+export async function graphqlThroughput(
+  baseUrl: string,
+  opts: { requests: number; concurrency: number },
+): Promise<{ rows: Result[]; ratios: string[] }> {
+  const scenario = await graphqlScenario();
+  const post = (base: string) => async () => {
+    const res = await fetch(`${base}${scenario.path}`, { method: 'POST', headers: scenario.headers, body: scenario.body });
+    const text = await res.text();
+    if (!scenario.check(text)) throw new Error(`bad GraphQL answer from ${base}: ${text.slice(0, 200)}`);
+  };
+  const bare = await startBareGraphqlServers();
+  const rows: Result[] = [];
+  const by = {} as Record<GraphqlVariant | 'offline', Result>;
+  try {
+    for (const variant of Object.keys(GRAPHQL_VARIANTS) as GraphqlVariant[]) {
+      by[variant] = await measure(`POST /graphql all creatures, bare node:http, ${VARIANT_NAMES[variant]}`, post(bare.urls[variant]), opts);
+      rows.push(by[variant]);
+    }
+  } finally {
+    await bare.close();
+  }
+  by.offline = await measure(`POST /graphql all creatures, serverless-offline (${VARIANT_NAMES.deployed})`, post(baseUrl), opts);
+  rows.push(by.offline);
+  const x = (a: Result, b: Result) => `${(a.rps / b.rps).toFixed(2)}x`;
+  const ratios = [
+    `graphql, bare: parse/validate cache ${x(by.parseCache, by.plain)} of none; + graphql-jit ${x(by.jit, by.parseCache)}; ` +
+      `+ response cache ${x(by.deployed, by.parseCache)}; both ${x(by.cacheAndJit, by.parseCache)} (req/s against yoga's defaults)`,
+    `graphql: serverless-offline reaches ${((by.offline.rps / by.deployed.rps) * 100).toFixed(1)}% of the same yoga on bare node:http ` +
+      `(goal >= 80%; p99 ${(by.offline.p99 / by.deployed.p99).toFixed(2)}x)`,
+    `graphql: serverless-offline now answers ${x(by.offline, by.parseCache)} the req/s of the earlier configuration on bare node:http ` +
+      `(goal >= 3x the earlier serverless-offline figure, which was below its bare one)`,
+  ];
+  return { rows, ratios };
+}
+
+const VARIANT_NAMES: Record<GraphqlVariant, string> = {
+  plain: 'no caches',
+  parseCache: 'parse/validate cache (yoga default)',
+  jit: 'parse/validate cache + graphql-jit',
+  deployed: 'parse/validate cache + response cache (deployed)',
+  cacheAndJit: 'parse/validate cache + response cache + graphql-jit',
+};
+
+const isMain = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
+
+if (isMain && process.argv[2] === '--serve') {
+  // The child of startBareGraphqlServers: one server per variant, their URLs on the first line.
+  const servers = await Promise.all(
+    (Object.keys(GRAPHQL_VARIANTS) as GraphqlVariant[]).map(async (variant) => [variant, (await startBareGraphqlServer({ variant })).url]),
+  );
+  process.stdout.write(`${JSON.stringify(Object.fromEntries(servers))}\n`);
+  process.once('SIGTERM', () => process.exit(0));
+} else if (isMain) {
+  // `npx tsx bench/graphql.ts`: the cold-import figures on their own.
   console.log('bundled as serverless-esbuild does by default:');
   console.log(JSON.stringify(await measureHandlerColdImport(), null, 2));
   console.log('with external: ["@graphql-yoga/render-graphiql"] (the explorer assets loaded from node_modules on first use):');

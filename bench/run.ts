@@ -10,7 +10,8 @@ import { startPlatform } from '#lib/local/platform.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
-import { graphqlScenario, startBareGraphqlServer } from './graphql.js';
+import { graphqlThroughput } from './graphql.js';
+import { hopBreakdown, hopTracing } from './hops.js';
 import { largeFileRun } from './large-file.js';
 import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
@@ -19,14 +20,24 @@ import { shippedEngineRatios } from './shipped-engines.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+/**
+ * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
+ * hops, pipeline, live, engines, shipped, large. Unset: all of them.
+ */
+const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const wanted = (section: string) => ONLY.size === 0 || ONLY.has(section);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-'));
 // The page capture-website benchmarks; the platform may reach its host.
 const benchSite = await startBenchSite();
+// The functions' calls to the backends are recorded for the hop breakdown (bench/hops.ts).
+const traceFile = path.join(dataDir, 'calls.jsonl');
+const tracing = hopTracing(traceFile);
 const platform = await startPlatform({
   dataDir,
   output: 'ignore',
-  env: { LOG_LEVEL: 'warn', RATE_LIMIT: '100000000', FETCH_ALLOW_HOSTS: benchSite.host },
+  nodeArgs: tracing.nodeArgs,
+  env: { LOG_LEVEL: 'warn', RATE_LIMIT: '100000000', FETCH_ALLOW_HOSTS: benchSite.host, ...tracing.env },
 });
 const rows: Result[] = [];
 const ratios: string[] = [];
@@ -37,66 +48,52 @@ try {
   const { handler: usersMe } = await import('#functions/account/users-me.js');
   const auth = { authorization: `Bearer ${platform.apiKey}` };
 
-  const offline = await measure(
-    'GET /v2/users/me, through serverless-offline',
-    async () => {
-      const res = await fetch(`${platform.baseUrl}/v2/users/me`, { headers: auth });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`offline: ${res.status}`);
-    },
-    { requests: REQUESTS, concurrency: CONCURRENCY },
-  );
-  const inProcess = await measure(
-    'GET /v2/users/me, handler in-process',
-    async () => {
-      const res = await call(usersMe, { path: '/v2/users/me', headers: auth });
-      if (res.status !== 200) throw new Error(`in-process: ${res.status}`);
-    },
-    { requests: REQUESTS, concurrency: CONCURRENCY },
-  );
-  rows.push(inProcess, offline);
-  ratios.push(
-    `users/me: serverless-offline reaches ${((offline.rps / inProcess.rps) * 100).toFixed(1)}% of the in-process throughput ` +
-      `(p99 ${(offline.p99 / inProcess.p99).toFixed(2)}x)`,
-  );
-
-  // GraphQL: the same yoga instance behind a bare node:http server, and the Lambda through serverless-offline.
-  const scenario = await graphqlScenario();
-  const bare = await startBareGraphqlServer();
-  const gqlRequests = Math.max(100, Math.floor(REQUESTS / 4));
-  const post = (base: string) => async () => {
-    const res = await fetch(`${base}${scenario.path}`, { method: 'POST', headers: scenario.headers, body: scenario.body });
-    const text = await res.text();
-    if (!scenario.check(text)) throw new Error(`bad GraphQL answer from ${base}: ${text.slice(0, 200)}`);
-  };
-  try {
-    const gqlBare = await measure('POST /graphql all creatures, bare node:http', post(bare.url), {
-      requests: gqlRequests,
-      concurrency: CONCURRENCY,
-    });
-    const gqlOffline = await measure('POST /graphql all creatures, serverless-offline', post(platform.baseUrl), {
-      requests: gqlRequests,
-      concurrency: CONCURRENCY,
-    });
-    rows.push(gqlBare, gqlOffline);
-    ratios.push(
-      `graphql: serverless-offline reaches ${((gqlOffline.rps / gqlBare.rps) * 100).toFixed(1)}% of the bare server's throughput ` +
-        `(p99 ${(gqlOffline.p99 / gqlBare.p99).toFixed(2)}x)`,
+  if (wanted('users')) {
+    const offline = await measure(
+      'GET /v2/users/me, through serverless-offline',
+      async () => {
+        const res = await fetch(`${platform.baseUrl}/v2/users/me`, { headers: auth });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`offline: ${res.status}`);
+      },
+      { requests: REQUESTS, concurrency: CONCURRENCY },
     );
-  } finally {
-    await bare.close();
+    const inProcess = await measure(
+      'GET /v2/users/me, handler in-process',
+      async () => {
+        const res = await call(usersMe, { path: '/v2/users/me', headers: auth });
+        if (res.status !== 200) throw new Error(`in-process: ${res.status}`);
+      },
+      { requests: REQUESTS, concurrency: CONCURRENCY },
+    );
+    rows.push(inProcess, offline);
+    ratios.push(
+      `users/me: serverless-offline reaches ${((offline.rps / inProcess.rps) * 100).toFixed(1)}% of the in-process throughput ` +
+        `(p99 ${(offline.p99 / inProcess.p99).toFixed(2)}x)`,
+    );
+  }
+
+  // GraphQL: yoga configurations on bare node:http servers (a process of their own), and the function
+  // through serverless-offline.
+  if (wanted('graphql')) {
+    const gql = await graphqlThroughput(platform.baseUrl, { requests: Math.max(100, Math.floor(REQUESTS / 4)), concurrency: CONCURRENCY });
+    rows.push(...gql.rows);
+    ratios.push(...gql.ratios);
   }
   // Cold starts of every HTTP function, GraphQL included, from the packaged artifacts.
-  ratios.push(await coldStartReport());
-  ratios.push(...(await pipelineScenarios(platform)));
-  ratios.push(...(await liveEventScenario(platform)));
-  ratios.push(...(await engineScenarios(platform, benchSite)));
-  ratios.push(...(await shippedEngineRatios()));
-  const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
-  ratios.push(
-    `${large.mib} MiB import/url → export/url → download: ${large.seconds.toFixed(1)} s, intact ${large.intact}; peak RSS ` +
-      `${large.importPeakRssMiB.toFixed(0)} MiB (import consumer), ${large.exportPeakRssMiB.toFixed(0)} MiB (export consumer), each alone in its process`,
-  );
+  if (wanted('cold')) ratios.push(await coldStartReport());
+  if (wanted('hops')) ratios.push(...(await hopBreakdown(platform, traceFile)));
+  if (wanted('pipeline')) ratios.push(...(await pipelineScenarios(platform)));
+  if (wanted('live')) ratios.push(...(await liveEventScenario(platform)));
+  if (wanted('engines')) ratios.push(...(await engineScenarios(platform, benchSite)));
+  if (wanted('shipped')) ratios.push(...(await shippedEngineRatios()));
+  if (wanted('large')) {
+    const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
+    ratios.push(
+      `${large.mib} MiB import/url → export/url → download: ${large.seconds.toFixed(1)} s, intact ${large.intact}; peak RSS ` +
+        `${large.importPeakRssMiB.toFixed(0)} MiB (import consumer), ${large.exportPeakRssMiB.toFixed(0)} MiB (export consumer), each alone in its process`,
+    );
+  }
 
   console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n`);
   console.log(table(rows));

@@ -5,8 +5,9 @@
  * The state store and logger are taken lazily, so building the instance reads no configuration.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { createInMemoryCache, useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import type { GraphQLError, ValidationContext } from 'graphql';
-import { createGraphQLError, createSchema, createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga';
+import { createGraphQLError, createSchema, createYoga, type GraphiQLOptions, type YogaServerInstance, type YogaServerOptions } from 'graphql-yoga';
 import { createLogger, type Logger } from '../log.js';
 import type { StateStore } from '../state/port.js';
 import { useCostLimit, type ListSize } from '../graphql/cost.js';
@@ -39,6 +40,12 @@ export const GRAPHQL_LIMITS = {
   maxDirectives: 50,
   /** Largest request body; a message holds at most ~40 KB. */
   maxRequestBodyBytes: 100_000,
+  /**
+   * Responses kept by the response cache, least recently used out first. The largest response the
+   * cost limit lets through is about 2 MB of JSON (a few MB as objects), so the cache stays well
+   * under 256 MB of the function's 1024 MB.
+   */
+  cachedResponses: 64,
 } as const;
 
 /**
@@ -70,6 +77,23 @@ export interface CreatureYogaOptions {
   /** Serve GraphiQL on GET with `accept: text/html` (default true). */
   graphiql?: boolean;
   catalog?: CreatureCatalog;
+  /**
+   * Keep the answers of queries that read only creature data (default true). The catalogue is part
+   * of the bundle and never changes while a function instance lives, so a cached answer is always the
+   * one execution would give. Answers that hold a `Message` are never cached: messages live in the
+   * state store, and another function instance may change one at any moment.
+   */
+  responseCache?: boolean;
+  /**
+   * A plugin that replaces graphql-js's execution, placed before the response cache: `npm run bench`
+   * measures graphql-jit's (`useGraphQlJit()` of @envelop/graphql-jit, a development dependency).
+   * The function does not use it: the errors of compiled operations lose `locations`, which
+   * graphql-js gives and the GraphQL spec asks for, and with the response cache it saves nothing on a
+   * repeated query.
+   */
+  execution?: NonNullable<YogaServerOptions<object, CreatureContext>['plugins']>[number];
+  /** Keep parsed and validated documents (yoga's parser and validation cache, default true). */
+  parseCache?: boolean;
 }
 
 const lazy = <T extends object>(value: T | (() => T)): (() => T) => {
@@ -147,6 +171,7 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     logging: yogaLogger(logger),
     maskedErrors: { maskError, isDev: false },
     multipart: false,
+    parserAndValidationCache: opts.parseCache ?? true,
     batching: false,
     maxRequestBodySize: GRAPHQL_LIMITS.maxRequestBodyBytes,
     // A public, credential-free API: any origin may call it with a preflighted request.
@@ -172,6 +197,19 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
         // The schema is public (introspection feeds the explorer), so "did you mean …?" hides nothing.
         blockFieldSuggestion: { enabled: false },
       }),
+      // After the limits: an operation they reject never reaches the compiler or the cache. The
+      // compiler first: the cache wraps whichever execute function it finds.
+      ...(opts.execution ? [opts.execution] : []),
+      ...(opts.responseCache === false
+        ? []
+        : [
+            useResponseCache({
+              // One public cache: the API has no users, and creature data is the same for everyone.
+              session: () => null,
+              ignoredTypes: ['Message'],
+              cache: createInMemoryCache({ max: GRAPHQL_LIMITS.cachedResponses }),
+            }),
+          ]),
     ],
   });
 }

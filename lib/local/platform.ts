@@ -67,6 +67,8 @@ export interface PlatformOptions {
   dispatch?: boolean;
   /** Where serverless-offline's output goes. */
   output?: 'inherit' | 'ignore';
+  /** Extra Node.js arguments for the serverless-offline process (e.g. a `--require` of the bench's call tracer). */
+  nodeArgs?: string[];
   log?: (line: string) => void;
 }
 
@@ -370,7 +372,23 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const serverlessBin = require.resolve('serverless/bin/serverless.js', { paths: [root] });
     const child = spawn(
       process.execPath,
-      [serverlessBin, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort), '--websocketPort', String(websocketPort)],
+      // serverless-offline-http.cjs: no response compression, as API Gateway HTTP APIs (see there).
+      [
+        '--require',
+        path.join(root, 'scripts', 'serverless-offline-http.cjs'),
+        ...(opts.nodeArgs ?? []),
+        serverlessBin,
+        'offline',
+        'start',
+        '--stage',
+        stage,
+        '--httpPort',
+        String(httpPort),
+        '--lambdaPort',
+        String(lambdaPort),
+        '--websocketPort',
+        String(websocketPort),
+      ],
       {
         cwd: root,
         env: {

@@ -3,8 +3,10 @@
  * the dispatcher. Driven over HTTP like any client.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 
@@ -77,6 +79,34 @@ describe('the platform under serverless-offline', () => {
     const name = res.data.creatures[42].name as string;
     const one = await graphql(`{ creature(name: "${name.toUpperCase()}") { name weight { minimum maximum } evolutions { name } } }`);
     expect(one.data.creature.name).toBe(name);
+  });
+
+  it('answers uncompressed, as an HTTP API does, to clients that accept gzip; precompressed assets keep their encoding', async () => {
+    const gzip = { 'accept-encoding': 'gzip, deflate, br' };
+    // node:http, not fetch: fetch would decompress and hide the encoding.
+    const raw = (url: string, headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        const req = request(url, { method: body ? 'POST' : 'GET', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const query = JSON.stringify({ query: '{ creatures { id name attacks { fast { name } } } }' });
+    const answer = await raw(`${platform.baseUrl}/graphql`, { ...gzip, 'content-type': 'application/json' }, query);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(answer.body.toString()).data.creatures).toHaveLength(150);
+    const users = await raw(`${platform.baseUrl}/v2/operations`, { ...gzip, authorization: `Bearer ${platform.apiKey}` });
+    expect(users.status).toBe(200);
+    expect(users.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(users.body.toString()).data.length).toBeGreaterThan(10);
+    const asset = await raw(`${platform.baseUrl}/graphql/assets/graphiql.js`, { 'accept-encoding': 'gzip' });
+    expect(asset.status).toBe(200);
+    expect(asset.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(asset.body).length).toBeGreaterThan(asset.body.length);
   });
 
   it('keeps its data across a restart: the same key still works, messages are still there', async () => {
