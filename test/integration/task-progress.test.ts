@@ -70,7 +70,7 @@ async function importTask(): Promise<TaskRecord> {
 }
 
 describe('task progress through the runner', () => {
-  it('writes the rising percent of a run, hands each written task to onTaskUpdated, and announces them all before the end', async () => {
+  it('announces the claim, writes the rising percent of a run, hands each written task to onTaskUpdated, and announces them all before the end', async () => {
     const task = await importTask();
     const seenInStore: number[] = [];
     const slow: Implementation = async (ctx) => {
@@ -86,7 +86,8 @@ describe('task progress through the runner', () => {
     };
     await runTask(task.id, deps(slow));
     expect(seenInStore).toEqual([30]);
-    expect(events.slice(0, 2)).toEqual(['updated 30 processing', 'updated 60 processing']);
+    // The claim (the task starts processing at 0), then each progress write.
+    expect(events.slice(0, 3)).toEqual(['updated 0 processing', 'updated 30 processing', 'updated 60 processing']);
     expect(events.at(-1)).toBe('finished 100');
     expect(events.filter((e) => e.startsWith('finished'))).toHaveLength(1);
     expect((await store.getTask(task.id))!.percent).toBe(100);
@@ -126,7 +127,8 @@ describe('task progress through the runner', () => {
     await runTask(task.id, deps(quick, { store: counting, scheduler: new Scheduler({ store: counting, queue, log }) }));
     expect((await store.getTask(task.id))!).toMatchObject({ status: 'finished', percent: 100 });
     expect(writes).toBe(0);
-    expect(events).toEqual([]);
+    // Only the claim is announced: no progress update.
+    expect(events).toEqual(['updated 0 processing']);
   });
 });
 
