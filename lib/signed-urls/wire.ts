@@ -21,7 +21,11 @@ export const MAX_SIGNED_JOB_BYTES = 16 * 1024;
 export const MAX_CACHE_KEY_LENGTH = 256;
 
 const SIGNATURE_SEPARATOR = '&s=';
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+/**
+ * The signature exactly as the SDKs write it: lower-case hex. Upper-case digits decode to the same
+ * bytes, but a URL with a changed character is a different URL and is refused.
+ */
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
 export interface SignedQuery {
   /** The query as it was signed: everything before the last `&s=`, as received. */
