@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { callApi } from '../support/file-api.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'signed-urls-e2e-'));
 let platform: Platform;
@@ -45,13 +46,7 @@ afterAll(async () => {
 });
 
 async function api(method: string, route: string, body?: unknown, key = platform.apiKey) {
-  const res = await fetch(`${platform.baseUrl}/v2/${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as any) : undefined };
+  return callApi<any>(platform.baseUrl, key, method, `/v2/${route}`, body);
 }
 
 /** png → jpg; the tag makes the base64 hold several `+` and `/`, of which the SDK replaces only the first. */
