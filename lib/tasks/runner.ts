@@ -124,7 +124,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   const attempt = claimed.attempt ?? 1;
   await deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err }));
   // The job is processing from its first task's start.
-  if (claimed.jobId && attempt === 1) await scheduler.refreshJob(claimed.jobId);
+  if (claimed.jobId && attempt === 1) await scheduler.jobStarted(claimed.jobId, claimed.startedAt ?? new Date().toISOString());
 
   const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
   const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();

@@ -49,29 +49,33 @@ export class Scheduler {
    * recovery, when the sender may have died between marking and sending (a duplicate message is
    * harmless, the consumer's claim is conditional).
    */
-  async enqueue(task: TaskRecord, again = false): Promise<void> {
+  async enqueue(task: TaskRecord, again = false, inputs?: TaskRecord[]): Promise<void> {
     if (!(await this.deps.store.markQueued(task.id)) && !again) return;
     const message: StepMessage = { taskId: task.id };
-    await this.deps.queue.send(await this.queueOf(task), message);
+    await this.deps.queue.send(await this.queueOf(task, inputs), message);
   }
 
-  /** The queue that runs the task's step: for the process step, its engine family's. */
-  async queueOf(task: TaskRecord): Promise<QueueName> {
+  /** The queue that runs the task's step: for the process step, its engine family's (from `inputs` when the caller has them). */
+  async queueOf(task: TaskRecord, inputs?: TaskRecord[]): Promise<QueueName> {
     if (task.step !== 'process' || !this.deps.route) return task.step;
-    const inputs = task.dependsOn.length ? await this.deps.store.getTasks(task.dependsOn) : [];
-    return this.deps.route(task, inputs);
+    return this.deps.route(task, inputs ?? (await this.deps.store.getTasks(task.dependsOn)));
   }
 
-  /** Starts each task whose inputs have all finished; fails those with a failed input. */
-  async startReady(ids: readonly string[], recovering = false): Promise<void> {
+  /**
+   * Starts each task whose inputs have all finished; fails those with a failed input. `ended`: the
+   * input that has just ended, as its end was written, so that it is not read again.
+   */
+  async startReady(ids: readonly string[], recovering = false, ended?: TaskRecord): Promise<void> {
     for (const task of await this.deps.store.getTasks(ids)) {
       if (task.status !== 'waiting' || (task.queuedAt && !recovering)) continue;
-      const inputs = await this.deps.store.getTasks(task.dependsOn);
+      const known = ended && task.dependsOn.includes(ended.id) ? ended : undefined;
+      const read = await this.deps.store.getTasks(task.dependsOn.filter((id) => id !== known?.id));
+      const inputs = task.dependsOn.map((id) => (id === known?.id ? known : read.find((t) => t.id === id))).filter((t): t is TaskRecord => Boolean(t));
       if (inputs.length < task.dependsOn.length || inputs.some((i) => i.status === 'error')) {
         const failed = await this.deps.store.fail(task.id, INPUT_TASK_FAILED, { from: ['waiting'] });
         if (failed) await this.afterEnd(failed);
       } else if (inputs.every((i) => i.status === 'finished')) {
-        await this.enqueue(task, recovering);
+        await this.enqueue(task, recovering, inputs);
       }
     }
   }
@@ -87,7 +91,7 @@ export class Scheduler {
     await this.deps.onTaskEnded?.(task);
     const dependants = dependantsOf(task);
     if (task.status === 'finished') {
-      await this.startReady(dependants, recovering);
+      await this.startReady(dependants, recovering, task);
     } else {
       for (const dep of await this.deps.store.getTasks(dependants)) {
         if (isEnded(dep.status)) continue;
@@ -96,6 +100,16 @@ export class Scheduler {
       }
     }
     if (task.jobId) await this.refreshJob(task.jobId);
+  }
+
+  /**
+   * One of the job's tasks has started: a waiting job is processing from now. One conditional write
+   * and no read: while a task runs the job cannot have ended, and a job that is already processing
+   * refuses the write.
+   */
+  async jobStarted(jobId: string, startedAt: string): Promise<void> {
+    const updated = await this.deps.store.updateJob(jobId, { status: 'processing', startedAt }, { equals: { status: 'waiting' } });
+    if (updated) await this.deps.onJobUpdated?.(updated);
   }
 
   /** Recomputes a job's status from its tasks; reports the job's end once. */
