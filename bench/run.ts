@@ -36,7 +36,8 @@ const tracing = hopTracing(traceFile);
 const platform = await startPlatform({
   dataDir,
   output: 'ignore',
-  nodeArgs: tracing.nodeArgs,
+  // BENCH_FUNCTIONS_NODE_ARGS (space-separated), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the functions.
+  nodeArgs: [...(tracing.nodeArgs ?? []), ...(process.env.BENCH_FUNCTIONS_NODE_ARGS ?? '').split(' ').filter(Boolean)],
   env: { LOG_LEVEL: 'warn', RATE_LIMIT: '100000000', FETCH_ALLOW_HOSTS: benchSite.host, ...tracing.env },
 });
 const rows: Result[] = [];
