@@ -122,9 +122,16 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     return;
   }
   const attempt = claimed.attempt ?? 1;
-  await deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err }));
-  // The job is processing from its first task's start.
-  if (claimed.jobId && attempt === 1) await scheduler.jobStarted(claimed.jobId, claimed.startedAt ?? new Date().toISOString());
+  // What the claim sets off (its announcement, the job becoming processing from its first task's start)
+  // goes on beside the reading of the inputs and the work, and is awaited before the run ends: the
+  // task's end is announced after its start, and a task ends only once its job is processing (which
+  // lets the scheduler skip re-reading the job while the job has work left, see Scheduler.afterEnd).
+  const claimWork = Promise.all([
+    deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err })),
+    claimed.jobId ? scheduler.jobStarted(claimed.jobId, claimed.startedAt ?? new Date().toISOString()) : undefined,
+  ]);
+  // Observed here so that a failure is not reported as unhandled while the run goes on; awaited below.
+  claimWork.catch(() => {});
 
   const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
   const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();
@@ -207,6 +214,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       const count = outcome.result.files?.length ?? 0;
       throw new TaskFailure('TOO_MANY_FILES', `The task made ${count} files; their list takes ${resultBytes} bytes, more than one task can hold (${MAX_RESULT_BYTES}). Split the work into several tasks.`);
     }
+    await claimWork;
     const finished = await store.finish(claimed.id, attempt, outcome.result, {
       engine: outcome.engine ?? null,
       engineVersion: outcome.engineVersion ?? null,
@@ -216,6 +224,9 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     else log.info('run finished after the task was taken from it; result discarded');
   } catch (caught) {
     await progress.stop();
+    // The start's announcement goes before the end's. A failed job write does not matter here: a task
+    // that fails is followed by a full refresh of its job, one that is retried writes it again.
+    await claimWork.catch(() => {});
     let err = caught;
     if (err instanceof RunElsewhere && stopReason === undefined) {
       const hops = deps.hops ?? 0;
@@ -249,6 +260,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     clearTimeout(timer);
     clearInterval(heartbeat);
     void progress.stop();
+    await claimWork.catch(() => {});
   }
 }
 

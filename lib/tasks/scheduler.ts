@@ -63,35 +63,49 @@ export class Scheduler {
 
   /**
    * Starts each task whose inputs have all finished; fails those with a failed input. `ended`: the
-   * input that has just ended, as its end was written, so that it is not read again.
+   * input that has just ended, as its end was written, so that it is not read again. Returns whether
+   * one of the tasks, in `jobId` when given, is still to end (waiting, queued or running).
    */
-  async startReady(ids: readonly string[], recovering = false, ended?: TaskRecord): Promise<void> {
+  async startReady(ids: readonly string[], recovering = false, ended?: TaskRecord, jobId?: string): Promise<boolean> {
+    let workLeft = false;
     for (const task of await this.deps.store.getTasks(ids)) {
-      if (task.status !== 'waiting' || (task.queuedAt && !recovering)) continue;
+      const inJob = jobId === undefined || task.jobId === jobId;
+      if (task.status !== 'waiting' || (task.queuedAt && !recovering)) {
+        workLeft ||= inJob && !isEnded(task.status);
+        continue;
+      }
       const known = ended && task.dependsOn.includes(ended.id) ? ended : undefined;
       const read = await this.deps.store.getTasks(task.dependsOn.filter((id) => id !== known?.id));
       const inputs = task.dependsOn.map((id) => (id === known?.id ? known : read.find((t) => t.id === id))).filter((t): t is TaskRecord => Boolean(t));
       if (inputs.length < task.dependsOn.length || inputs.some((i) => i.status === 'error')) {
         const failed = await this.deps.store.fail(task.id, INPUT_TASK_FAILED, { from: ['waiting'] });
         if (failed) await this.afterEnd(failed);
-      } else if (inputs.every((i) => i.status === 'finished')) {
-        await this.enqueue(task, recovering, inputs);
+      } else {
+        if (inputs.every((i) => i.status === 'finished')) await this.enqueue(task, recovering, inputs);
+        workLeft ||= inJob;
       }
     }
+    return workLeft;
   }
 
   /**
    * Everything that follows a task's end: its dependants, its secrets, its job. `recovering` when
    * it runs again for a task that had already ended (a redelivered message).
+   *
+   * The job is recomputed from all its tasks (a read of the job and of every task) unless a run
+   * finished the task and one of its dependants in the same job is still to end: the run made the job
+   * processing before it ended the task (runner.ts), and the job cannot end before that dependant,
+   * whose own end is followed by this same step. The task whose end is written last always finds its
+   * dependants ended and recomputes the job, so a job's end is never missed.
    */
   async afterEnd(ended: TaskRecord, recovering = false): Promise<void> {
     const task = this.deps.settle ? await this.deps.settle(ended) : ended;
     const scrubbed = scrubPayload(task.payload);
-    if (scrubbed !== task.payload) await this.deps.store.setPayload(task.id, scrubbed);
-    await this.deps.onTaskEnded?.(task);
+    await Promise.all([scrubbed !== task.payload ? this.deps.store.setPayload(task.id, scrubbed) : undefined, this.deps.onTaskEnded?.(task)]);
     const dependants = dependantsOf(task);
+    let jobWorkLeft = false;
     if (task.status === 'finished') {
-      await this.startReady(dependants, recovering, task);
+      jobWorkLeft = await this.startReady(dependants, recovering, task, task.jobId ?? undefined);
     } else {
       for (const dep of await this.deps.store.getTasks(dependants)) {
         if (isEnded(dep.status)) continue;
@@ -99,7 +113,8 @@ export class Scheduler {
         if (failed) await this.afterEnd(failed);
       }
     }
-    if (task.jobId) await this.refreshJob(task.jobId);
+    const ranAndLeftWork = jobWorkLeft && task.attempt !== undefined && !recovering;
+    if (task.jobId && !ranAndLeftWork) await this.refreshJob(task.jobId);
   }
 
   /**

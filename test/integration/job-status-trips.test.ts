@@ -109,7 +109,115 @@ describe('job status on the task path', () => {
     reads.length = 0;
     await runTask(raw.id, { store, scheduler, files: files.files, config, log, implementations: { 'import/raw': done }, requeue: async () => {} });
     expect(queue.sent.map((m) => (m.message as { taskId: string }).taskId)).toContain(out.id);
-    // Its own read at the start and the job's refresh at the end; not a third for the child's inputs.
-    expect(reads.filter((pk) => pk === `task#${raw.id}`)).toHaveLength(2);
+    // Its own read at the start; not a second for the child's inputs, nor a third for the job's refresh
+    // (the child is still to run, so the job cannot have ended).
+    expect(reads.filter((pk) => pk === `task#${raw.id}`)).toHaveLength(1);
+    expect(reads.filter((pk) => pk.startsWith('job#'))).toHaveLength(0);
+  });
+});
+
+/**
+ * The job is read and recomputed only when a task's end may have ended it: the job still ends, once,
+ * with the right status, however its tasks end.
+ */
+describe('the job ends when its last task ends, without a refresh per task', () => {
+  const done: Implementation = async () => ({ result: { files: [] }, credits: 0 });
+  const implementations = { 'import/raw': done, archive: done, 'export/url': done };
+
+  function setup() {
+    const counting = counted(state.store);
+    const store = new TaskStore(counting.store);
+    const queue = new RecordingQueue();
+    const ended: JobRecord[] = [];
+    const scheduler = new Scheduler({ store, queue, log, onJobEnded: async (job) => void ended.push(job) });
+    const service = new TaskService({ store, scheduler, files: files.files, log });
+    const deps = { store, scheduler, files: files.files, config, log, implementations, requeue: async () => {} };
+    /** Runs every queued task, as the step consumers would, until nothing is queued. */
+    const drain = async () => {
+      for (let next = queue.sent.shift(); next; next = queue.sent.shift()) await runTask((next.message as { taskId: string }).taskId, deps);
+    };
+    return { ...counting, store, queue, scheduler, service, deps, drain, ended };
+  }
+
+  it('reads the job once for a job of four tasks (two inputs, a merge, an export) and ends it finished', async () => {
+    const t = setup();
+    const { job } = await t.service.createJob(
+      1,
+      planJob({
+        tasks: {
+          a: { operation: 'import/raw', file: 'a', filename: 'a.txt' },
+          b: { operation: 'import/raw', file: 'b', filename: 'b.txt' },
+          zip: { operation: 'archive', input: ['a', 'b'], output_format: 'zip' },
+          out: { operation: 'export/url', input: 'zip' },
+        },
+      }),
+    );
+    t.reads.length = 0;
+    await t.drain();
+    const after = (await new TaskStore(state.store).getJob(job.id))!;
+    expect(after.status).toBe('finished');
+    expect(after.endedAt).toBeTruthy();
+    expect(t.ended.map((j) => j.id)).toEqual([job.id]);
+    expect(t.reads.filter((pk) => pk === `job#${job.id}`)).toHaveLength(1);
+  });
+
+  it("ends a job whose last task's only dependant is a standalone task outside the job", async () => {
+    const t = setup();
+    const { job, tasks } = await t.service.createJob(1, planJob({ tasks: { raw: { operation: 'import/raw', file: 'x', filename: 'x.txt' } } }));
+    const definition = (await import('#lib/operations/index.js')).operationDefinition('export/url')!;
+    const standalone = await t.service.createTask(1, definition, { operation: 'export/url' }, [tasks[0]!.id]);
+    expect(standalone.status).toBe('waiting');
+    await t.drain();
+    const look = new TaskStore(state.store);
+    expect((await look.getJob(job.id))!.status).toBe('finished');
+    expect((await look.getTask(standalone.id))!.status).toBe('finished');
+    expect(t.ended.map((j) => j.id)).toEqual([job.id]);
+  });
+
+  it('ends the job in error when the dependant is cancelled while its input runs', async () => {
+    const t = setup();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    t.deps.implementations = { ...implementations, 'import/raw': async () => (await held, { result: { files: [] }, credits: 0 }) };
+    const { job, tasks } = await t.service.createJob(
+      1,
+      planJob({ tasks: { raw: { operation: 'import/raw', file: 'x', filename: 'x.txt' }, out: { operation: 'export/url', input: 'raw' } } }),
+    );
+    const raw = tasks.find((x) => x.name === 'raw')!;
+    const out = tasks.find((x) => x.name === 'out')!;
+    t.queue.sent.length = 0;
+    const run = runTask(raw.id, t.deps);
+    const look = new TaskStore(state.store);
+    while ((await look.getTask(raw.id))?.status !== 'processing') await new Promise((r) => setTimeout(r, 20));
+    await t.service.cancel((await look.getTask(out.id))!);
+    expect((await look.getJob(job.id))!.status).toBe('processing');
+    release();
+    await run;
+    const after = (await look.getJob(job.id))!;
+    expect(after.status).toBe('error');
+    expect(after.endedAt).toBeTruthy();
+    expect(t.ended.map((j) => j.id)).toEqual([job.id]);
+  });
+
+  it('ends the job in error when the dependant is cancelled after it was queued', async () => {
+    const t = setup();
+    const { job, tasks } = await t.service.createJob(
+      1,
+      planJob({ tasks: { raw: { operation: 'import/raw', file: 'x', filename: 'x.txt' }, out: { operation: 'export/url', input: 'raw' } } }),
+    );
+    const raw = tasks.find((x) => x.name === 'raw')!;
+    const out = tasks.find((x) => x.name === 'out')!;
+    t.queue.sent.length = 0;
+    await runTask(raw.id, t.deps);
+    const look = new TaskStore(state.store);
+    expect((await look.getTask(out.id))!.queuedAt).toBeTruthy();
+    expect((await look.getJob(job.id))!.status).toBe('processing');
+    await t.service.cancel((await look.getTask(out.id))!);
+    // The cancelled task's message still arrives: it finds the task ended and changes nothing.
+    await t.drain();
+    const after = (await look.getJob(job.id))!;
+    expect(after.status).toBe('error');
+    expect((await look.getTask(out.id))!.code).toBe('CANCELLED');
+    expect(t.ended.map((j) => j.id)).toEqual([job.id]);
   });
 });
