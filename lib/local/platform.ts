@@ -33,6 +33,7 @@ import { forwardS3Events } from './s3-events.js';
 import { startS3Front } from './s3-front.js';
 import { readServiceDefinition } from './service-definition.js';
 import { startSqsServer } from './sqs-server.js';
+import { keepIdleConnections } from './idle.js';
 
 export interface PlatformOptions {
   /** Project root holding serverless.yml. */
@@ -118,7 +119,7 @@ export async function freePort(preferred = 0): Promise<number> {
 const listen = (server: Server, port: number) =>
   new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    keepIdleConnections(server).listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
 
 async function devKey(dataDir: string, given?: string): Promise<string> {
@@ -205,6 +206,7 @@ export async function startBackends(opts: BackendsOptions): Promise<Backends> {
     const s3rverPort = await freePort();
     const s3rver = new S3rver({ port: s3rverPort, address: '127.0.0.1', silent: true, directory: path.join(opts.dataDir, 's3') });
     await s3rver.run();
+    keepIdleConnections((s3rver as unknown as { httpServer: Server }).httpServer);
     stoppers.push(() => s3rver.close());
     const front = await startS3Front({
       target: `http://127.0.0.1:${s3rverPort}`,

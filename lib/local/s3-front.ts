@@ -46,6 +46,7 @@ import { deleteListProblem, isDeleteObjects, isPathStyleHost, keyProblem, reques
 import { redactText } from '../redact.js';
 import { signingKey, verifySigV4 } from './sigv4.js';
 import { trimEnd } from '../text.js';
+import { keepIdleConnections } from './idle.js';
 
 export interface S3FrontOptions {
   /** s3rver's base URL, e.g. `http://127.0.0.1:4569`. */
@@ -993,13 +994,15 @@ export async function startS3Front(opts: S3FrontOptions): Promise<S3Front> {
     return proxy(req, res);
   };
 
-  const server = createServer((req, res) => {
-    const work = handle(req, res);
-    work.catch((err: unknown) => {
-      log(`s3-front: ${req.method} ${req.url}: ${(err as Error).message}`);
-      res.destroy();
-    });
-  });
+  const server = keepIdleConnections(
+    createServer((req, res) => {
+      const work = handle(req, res);
+      work.catch((err: unknown) => {
+        log(`s3-front: ${req.method} ${req.url}: ${(err as Error).message}`);
+        res.destroy();
+      });
+    }),
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -16,6 +16,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
+import { keepIdleConnections } from './idle.js';
 
 export interface SqsServerOptions {
   /** 0 (the default) picks a free port. */
@@ -1128,7 +1129,7 @@ export async function startSqsServer(opts: SqsServerOptions = {}): Promise<SqsSe
     }
   }
 
-  const server = createServer((req, res) => void handle(req, res));
+  const server = keepIdleConnections(createServer((req, res) => void handle(req, res)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {

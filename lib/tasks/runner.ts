@@ -43,7 +43,7 @@ export interface RunnerDeps {
   /** The sandbox whitelist every file of a sandbox import must be on (lib/sandbox); without it, none is. */
   sandboxFiles?: Pick<SandboxFiles, 'notAllowed'>;
   /** Reserves the task's credits before it runs (lib/tasks/billing.ts); without it runs are not charged. */
-  billing?: Pick<TaskBilling, 'reserve'>;
+  billing?: Pick<TaskBilling, 'reservation' | 'settlementAtFinish' | 'count'>;
   /** The queue this consumer reads (a task is never handed on to it). */
   queue?: QueueName;
   /** How many times this message's task was handed on already. */
@@ -172,7 +172,8 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     const implementation = deps.implementations[claimed.operation];
     if (!implementation) throw new TaskFailure('INTERNAL_ERROR', `This consumer cannot run ${claimed.operation}.`);
     const inputs = await inputFiles(claimed, store);
-    if (deps.billing && !(await deps.billing.reserve(claimed, attempt, inputs))) {
+    const reserved = deps.billing ? await deps.billing.reservation(claimed, attempt, inputs) : {};
+    if (reserved === false) {
       log.info('run stopped: the task ended before its credits were reserved');
       return;
     }
@@ -215,12 +216,15 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       throw new TaskFailure('TOO_MANY_FILES', `The task made ${count} files; their list takes ${resultBytes} bytes, more than one task can hold (${MAX_RESULT_BYTES}). Split the work into several tasks.`);
     }
     await claimWork;
+    // Settled in the same write when the task holds nothing on the balance (billing.ts).
+    const settlement = deps.billing?.settlementAtFinish(claimed, reserved.reservation, outcome.credits ?? 0);
     const finished = await store.finish(claimed.id, attempt, outcome.result, {
       engine: outcome.engine ?? null,
       engineVersion: outcome.engineVersion ?? null,
       credits: outcome.credits ?? 0,
+      ...settlement,
     });
-    if (finished) await scheduler.afterEnd(finished);
+    if (finished) await Promise.all([settlement && deps.billing?.count(finished), scheduler.afterEnd(finished)]);
     else log.info('run finished after the task was taken from it; result discarded');
   } catch (caught) {
     await progress.stop();

@@ -298,4 +298,19 @@ describe('unlimited balances', () => {
     expect(await credits.setCredits(user, 3)).toMatchObject({ credits: 3 });
     expect((await account(user)).creditsUnlimited).toBeUndefined();
   });
+
+  it('settles a task that holds nothing with its end and counts it once, however often its message comes', async () => {
+    const user = await newUser('unlimited');
+    await convertJob(user);
+    const [id] = await importThenTake();
+    await runTask(id!, deps());
+    const ended = (await store.getTask(id!))!;
+    expect(ended).toMatchObject({ status: 'finished', credits: 1, settledAt: expect.any(String) });
+    // Delivered again, twice at once: already ended and settled, nothing is counted again.
+    await Promise.all([runTask(id!, deps()), runTask(id!, deps())]);
+    expect((await store.getTask(id!))!.settledAt).toBe(ended.settledAt);
+    const report = await usage.report(user, today(), today());
+    expect(report.totals.operations.convert).toEqual({ credits: 1, tasks: 1, failed: 0 });
+    expect(report.totals.operations['import/raw']).toMatchObject({ tasks: 1 });
+  });
 });

@@ -4,9 +4,10 @@ import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { ensureStateTable } from '#lib/state/table.js';
+import { keepIdleConnections } from '#lib/local/idle.js';
 
 export async function startStateBackend(table = 'state') {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const server = keepIdleConnections(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new DynamoDBClient({
