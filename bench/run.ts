@@ -84,9 +84,15 @@ try {
   // Cold starts of every HTTP function, GraphQL included, from the packaged artifacts.
   if (wanted('cold')) ratios.push(await coldStartReport());
   if (wanted('hops')) ratios.push(...(await hopBreakdown(platform, traceFile)));
-  if (wanted('pipeline')) ratios.push(...(await pipelineScenarios(platform)));
+  if (wanted('pipeline')) {
+    const pipeline = await pipelineScenarios(platform);
+    ratios.push(...pipeline.lines);
+  }
   if (wanted('live')) ratios.push(...(await liveEventScenario(platform)));
-  if (wanted('engines')) ratios.push(...(await engineScenarios(platform, benchSite)));
+  if (wanted('engines')) {
+    const engines = await engineScenarios(platform, benchSite);
+    ratios.push(...engines.lines);
+  }
   if (wanted('shipped')) ratios.push(...(await shippedEngineRatios()));
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
@@ -96,8 +102,8 @@ try {
     );
   }
 
-  console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n`);
-  console.log(table(rows));
+  if (rows.length > 0) console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n\n${table(rows)}`);
+  else console.log(`\nNode ${process.version}`);
   console.log('\n' + ratios.join('\n'));
 } finally {
   await platform.stop();
