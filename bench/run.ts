@@ -17,12 +17,14 @@ import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
 import { pipelineScenarios } from './pipeline.js';
 import { shippedEngineRatios } from './shipped-engines.js';
+import { throughputScenario } from './throughput.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /**
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
- * hops, pipeline, live, engines, shipped, large. Unset: all of them.
+ * hops, pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
+ * large. Unset: all of them.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const wanted = (section: string) => ONLY.size === 0 || ONLY.has(section);
@@ -88,6 +90,7 @@ try {
     const pipeline = await pipelineScenarios(platform);
     ratios.push(...pipeline.lines);
   }
+  if (wanted('throughput')) ratios.push(...(await throughputScenario(platform)).lines);
   if (wanted('live')) ratios.push(...(await liveEventScenario(platform)));
   if (wanted('engines')) {
     const engines = await engineScenarios(platform, benchSite);
