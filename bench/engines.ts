@@ -16,8 +16,7 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import type { Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+import { median } from './measure.js';
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Bench</title>
 <style>body{font-family:sans-serif;margin:2cm} td{border:1px solid #999;padding:4px}</style></head><body>
@@ -48,7 +47,20 @@ async function jpegOfAboutOneMegabyte(): Promise<Buffer> {
   return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
 }
 
-export async function engineScenarios(platform: Platform, site: { origin: string }, runs = 10): Promise<string[]> {
+/** A job against the bare engine call it wraps: medians over `runs`, ms. */
+export interface EngineComparison {
+  runs: number;
+  jobMs: number;
+  bareMs: number;
+}
+
+export interface EngineResult {
+  lines: string[];
+  thumbnail: EngineComparison;
+  capture: EngineComparison;
+}
+
+export async function engineScenarios(platform: Platform, site: { origin: string }, runs = 10): Promise<EngineResult> {
   const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const lines: string[] = [];
 
@@ -81,9 +93,10 @@ export async function engineScenarios(platform: Platform, site: { origin: string
     thumbBare.push(await bareThumb());
     thumbJobs.push(await thumbJob());
   }
+  const thumbnail = { runs, jobMs: median(thumbJobs), bareMs: median(thumbBare) };
   lines.push(
-    `thumbnail of a ${(photo.length / 1e6).toFixed(2)} MB JPEG: job end to end median ${median(thumbJobs).toFixed(0)} ms, ` +
-      `bare sharp resize ${median(thumbBare).toFixed(1)} ms (${(median(thumbJobs) / median(thumbBare)).toFixed(1)}x; ${runs} runs)`,
+    `thumbnail of a ${(photo.length / 1e6).toFixed(2)} MB JPEG: job end to end median ${thumbnail.jobMs.toFixed(0)} ms, ` +
+      `bare sharp resize ${thumbnail.bareMs.toFixed(1)} ms (${(thumbnail.jobMs / thumbnail.bareMs).toFixed(1)}x; ${runs} runs)`,
   );
 
   // capture-website to PDF: the job against puppeteer's page.pdf on a warm browser.
@@ -125,12 +138,13 @@ export async function engineScenarios(platform: Platform, site: { origin: string
       pdfBare.push(await barePdf());
       pdfJobs.push(await captureJob());
     }
+    const capture = { runs, jobMs: median(pdfJobs), bareMs: median(pdfBare) };
     lines.push(
-      `capture-website → PDF: job end to end median ${median(pdfJobs).toFixed(0)} ms, bare puppeteer goto + page.pdf ` +
-        `${median(pdfBare).toFixed(0)} ms (${(median(pdfJobs) / median(pdfBare)).toFixed(1)}x; ${runs} runs)`,
+      `capture-website → PDF: job end to end median ${capture.jobMs.toFixed(0)} ms, bare puppeteer goto + page.pdf ` +
+        `${capture.bareMs.toFixed(0)} ms (${(capture.jobMs / capture.bareMs).toFixed(1)}x; ${runs} runs)`,
     );
+    return { lines, thumbnail, capture };
   } finally {
     await browser.close();
   }
-  return lines;
 }

@@ -247,14 +247,20 @@ console.log(JSON.stringify({ importMs: t1 - t0, firstInvokeMs: t2 - t1 }));
   }
 }
 
+export interface GraphqlThroughputResult {
+  rows: Result[];
+  ratios: string[];
+  /** The function through serverless-offline. */
+  offline: Result;
+  /** The same yoga (the deployed configuration) on bare node:http: the offline figure's baseline. */
+  bare: Result;
+}
+
 /**
  * The full-catalogue query on every bare variant and through serverless-offline (the deployed
  * configuration), with the ratios the performance goals name.
  */
-export async function graphqlThroughput(
-  baseUrl: string,
-  opts: { requests: number; concurrency: number },
-): Promise<{ rows: Result[]; ratios: string[] }> {
+export async function graphqlThroughput(baseUrl: string, opts: { requests: number; concurrency: number }): Promise<GraphqlThroughputResult> {
   const scenario = await graphqlScenario();
   const post = (base: string) => async () => {
     const res = await fetch(`${base}${scenario.path}`, { method: 'POST', headers: scenario.headers, body: scenario.body });
@@ -283,7 +289,7 @@ export async function graphqlThroughput(
     `graphql: serverless-offline now answers ${x(by.offline, by.parseCache)} the req/s of the earlier configuration on bare node:http ` +
       `(goal >= 3x the earlier serverless-offline figure, which was below its bare one)`,
   ];
-  return { rows, ratios };
+  return { rows, ratios, offline: by.offline, bare: by.deployed };
 }
 
 const VARIANT_NAMES: Record<GraphqlVariant, string> = {

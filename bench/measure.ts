@@ -28,10 +28,16 @@ export async function measure(
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { name, requests: opts.requests, seconds, rps: opts.requests / seconds, p50: pct(50), p99: pct(99) };
+  return { name, requests: opts.requests, seconds, rps: opts.requests / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
+
+/** The value below which `p` percent of `xs` lie (nearest rank; NaN when empty). */
+export function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export const median = (xs: number[]): number => percentile(xs, 50);
 
 export function table(rows: Result[]): string {
   const head = ['scenario', 'requests', 'req/s', 'p50 ms', 'p99 ms'];

@@ -10,6 +10,7 @@ import { startPlatform } from '#lib/local/platform.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
+import { engineGoals, goalLines, graphqlGoals, largeFileGoals, pipelineGoals, type Goal } from './goals.js';
 import { graphqlThroughput } from './graphql.js';
 import { hopBreakdown, hopTracing } from './hops.js';
 import { largeFileRun } from './large-file.js';
@@ -17,12 +18,14 @@ import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
 import { pipelineScenarios } from './pipeline.js';
 import { shippedEngineRatios } from './shipped-engines.js';
+import { throughputScenario } from './throughput.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /**
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
- * hops, pipeline, live, engines, shipped, large. Unset: all of them.
+ * hops, pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
+ * large. Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const wanted = (section: string) => ONLY.size === 0 || ONLY.has(section);
@@ -42,6 +45,7 @@ const platform = await startPlatform({
 });
 const rows: Result[] = [];
 const ratios: string[] = [];
+const goals: Goal[] = [];
 
 try {
   // The in-process handler talks to the same backends as the functions under serverless-offline.
@@ -80,13 +84,23 @@ try {
     const gql = await graphqlThroughput(platform.baseUrl, { requests: Math.max(100, Math.floor(REQUESTS / 4)), concurrency: CONCURRENCY });
     rows.push(...gql.rows);
     ratios.push(...gql.ratios);
+    goals.push(...graphqlGoals(gql));
   }
   // Cold starts of every HTTP function, GraphQL included, from the packaged artifacts.
   if (wanted('cold')) ratios.push(await coldStartReport());
   if (wanted('hops')) ratios.push(...(await hopBreakdown(platform, traceFile)));
-  if (wanted('pipeline')) ratios.push(...(await pipelineScenarios(platform)));
+  if (wanted('pipeline')) {
+    const pipeline = await pipelineScenarios(platform);
+    ratios.push(...pipeline.lines);
+    goals.push(...pipelineGoals(pipeline));
+  }
+  if (wanted('throughput')) ratios.push(...(await throughputScenario(platform)).lines);
   if (wanted('live')) ratios.push(...(await liveEventScenario(platform)));
-  if (wanted('engines')) ratios.push(...(await engineScenarios(platform, benchSite)));
+  if (wanted('engines')) {
+    const engines = await engineScenarios(platform, benchSite);
+    ratios.push(...engines.lines);
+    goals.push(...engineGoals(engines));
+  }
   if (wanted('shipped')) ratios.push(...(await shippedEngineRatios()));
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
@@ -94,11 +108,13 @@ try {
       `${large.mib} MiB import/url → export/url → download: ${large.seconds.toFixed(1)} s, intact ${large.intact}; peak RSS ` +
         `${large.importPeakRssMiB.toFixed(0)} MiB (import consumer), ${large.exportPeakRssMiB.toFixed(0)} MiB (export consumer), each alone in its process`,
     );
+    goals.push(...largeFileGoals(large));
   }
 
-  console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n`);
-  console.log(table(rows));
+  if (rows.length > 0) console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} concurrent, Node ${process.version}\n\n${table(rows)}`);
+  else console.log(`\nNode ${process.version}`);
   console.log('\n' + ratios.join('\n'));
+  if (goals.length > 0) console.log('\n' + goalLines(goals).join('\n'));
 } finally {
   await platform.stop();
   await benchSite.close();
