@@ -81,7 +81,11 @@ try {
   // GraphQL: yoga configurations on bare node:http servers (a process of their own), and the function
   // through serverless-offline.
   if (wanted('graphql')) {
-    const gql = await graphqlThroughput(platform.baseUrl, { requests: Math.max(100, Math.floor(REQUESTS / 4)), concurrency: CONCURRENCY });
+    const gql = await graphqlThroughput(platform.baseUrl, {
+      requests: Math.max(100, Math.floor(REQUESTS / 4)),
+      concurrency: CONCURRENCY,
+      rounds: Number(process.env.BENCH_GRAPHQL_ROUNDS ?? 6),
+    });
     rows.push(...gql.rows);
     ratios.push(...gql.ratios);
     goals.push(...graphqlGoals(gql));

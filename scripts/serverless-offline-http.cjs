@@ -1,24 +1,48 @@
 /**
  * Preloaded (`node --require`) into the serverless-offline process that the local platform starts
- * (lib/local/platform.ts), to make its HTTP server answer as API Gateway does in one respect.
+ * (lib/local/platform.ts), to make it answer as API Gateway and Lambda do in three respects, and to
+ * take out per-request work that Lambda does not do. Each patch replaces one CommonJS export before
+ * serverless-offline's ES modules import it (an ES module importing a CommonJS one reads its exports
+ * then), and refuses to start when that export is not what it was written for.
  *
- * serverless-offline serves the HTTP API with hapi, and hapi gzips every response over 1 KB for a
- * client that accepts gzip, which every fetch client does. An API Gateway HTTP API never compresses
- * a response: locally clients got an encoding the cloud never sends, and every response paid for
- * the compression (the creature catalogue, 62 KB of JSON, went from about 100 to about 280 requests a
- * second through serverless-offline once it was off; `npm run bench` shows the figures).
- * serverless-offline has no setting for it, so this hands hapi `compression: false` before
- * serverless-offline imports it (an ES module importing a CommonJS one reads its exports then).
+ * 1. No response compression. serverless-offline serves the HTTP API with hapi, and hapi gzips every
+ *    response over 1 KB for a client that accepts gzip, which every fetch client does. An API Gateway
+ *    HTTP API never compresses a response: locally clients got an encoding the cloud never sends, and
+ *    every response paid for the compression (the creature catalogue, 62 KB of JSON, went from about
+ *    100 to about 280 requests a second through serverless-offline once it was off; `npm run bench`
+ *    shows the figures). serverless-offline has no setting for it, so hapi gets `compression: false`.
  *
- * And idle client connections stay open 65 s, as behind API Gateway, instead of Node's 5 s: with 5 s,
- * a client that reuses a connection just as the server drops it gets "other side closed" (undici
- * reuses idle connections for up to 4 s by its own clock, which runs late on a loaded machine).
+ * 2. Idle client connections stay open 65 s, as behind API Gateway, instead of Node's 5 s: with 5 s,
+ *    a client that reuses a connection just as the server drops it gets "other side closed" (undici
+ *    reuses idle connections for up to 4 s by its own clock, which runs late on a loaded machine).
+ *
+ * 3. A function's handler module is loaded once, as Lambda loads it once per execution environment.
+ *    serverless-offline's in-process runner resolves the handler anew at every invocation
+ *    (UserFunction.js `load`: file-existence checks, the nearest package.json read and parsed, then a
+ *    dynamic `import()` whose resolution goes through tsx's loader thread), about a third of the
+ *    time of a cached GraphQL answer. The module itself was already evaluated once (the ES module
+ *    cache), so every call returned the same function: keeping it changes nothing a handler or a
+ *    client can see. A failed load is not kept, so the next invocation tries again, as Lambda retries
+ *    a failed init.
  */
 'use strict';
 
+const fs = require('node:fs');
 const path = require('node:path');
 
 const offlineDir = path.join(__dirname, '..', 'node_modules', 'serverless-offline');
+/** The version these patches were written against (package.json pins it); any other is refused. */
+const OFFLINE_VERSION = '14.8.2';
+
+const offlineVersion = JSON.parse(fs.readFileSync(path.join(offlineDir, 'package.json'), 'utf8')).version;
+if (offlineVersion !== OFFLINE_VERSION) {
+  throw new Error(
+    `scripts/serverless-offline-http.cjs was written for serverless-offline ${OFFLINE_VERSION}, found ${offlineVersion}: ` +
+      'check each patch against the new version and update OFFLINE_VERSION',
+  );
+}
+
+// 1 and 2: hapi's server.
 const hapi = require(require.resolve('@hapi/hapi', { paths: [offlineDir] }));
 const HapiServer = hapi.Server;
 
@@ -33,3 +57,20 @@ function Server(options) {
 
 hapi.Server = Server;
 hapi.server = Server;
+
+// 3: the in-process runner's handler loader, `load(appRoot, handlerString)` → the handler function.
+const userFunction = require(path.join(offlineDir, 'src/lambda/handler-runner/in-process-runner/aws-lambda-ric/UserFunction.js'));
+const load = userFunction.load;
+if (typeof load !== 'function' || load.length !== 2) {
+  throw new Error('serverless-offline UserFunction.js no longer exports load(appRoot, handlerString): update scripts/serverless-offline-http.cjs');
+}
+const handlers = new Map();
+userFunction.load = async function loadOnce(appRoot, handlerString) {
+  const key = `${appRoot}\0${handlerString}`;
+  let handler = handlers.get(key);
+  if (handler === undefined) {
+    handler = await load(appRoot, handlerString);
+    handlers.set(key, handler);
+  }
+  return handler;
+};
