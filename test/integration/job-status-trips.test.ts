@@ -18,6 +18,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
 import { exportUrl } from '../support/operations.js';
+import { observedState } from '../support/observed-state.js';
 
 let state: Awaited<ReturnType<typeof startStateBackend>>;
 let files: Awaited<ReturnType<typeof startFilesBackend>>;
@@ -35,17 +36,10 @@ afterAll(async () => {
 function counted(inner: StateStore): { store: StateStore; reads: string[]; writes: string[] } {
   const reads: string[] = [];
   const writes: string[] = [];
-  const store = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (prop === 'get') reads.push((args[0] as ItemKey).pk);
-        if (prop === 'getMany') reads.push(...(args[0] as ItemKey[]).map((k) => k.pk));
-        if (prop === 'update' || prop === 'put') writes.push(((args[0] as Item).pk ?? '') as string);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const store = observedState(inner, (method, args) => {
+    if (method === 'get') reads.push((args[0] as ItemKey).pk);
+    if (method === 'getMany') reads.push(...(args[0] as ItemKey[]).map((k) => k.pk));
+    if (method === 'update' || method === 'put') writes.push(((args[0] as Item).pk ?? '') as string);
   });
   return { store, reads, writes };
 }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SocketConnections } from '#lib/events/connections.js';
 import type { StateStore } from '#lib/state/port.js';
 import { startStateBackend } from '../support/dynalite.js';
+import { observedState } from '../support/observed-state.js';
 
 let state: Awaited<ReturnType<typeof startStateBackend>>;
 beforeAll(async () => {
@@ -18,15 +19,8 @@ afterAll(async () => {
 /** The state store, counting its queries. */
 function countingQueries(inner: StateStore) {
   const counter = { queries: 0 };
-  const store = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (prop === 'query') counter.queries++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const store = observedState(inner, (method) => {
+    if (method === 'query') counter.queries++;
   });
   return { store, counter };
 }
