@@ -11,5 +11,7 @@ export default defineConfig({
     // Tests that need a missing tool skip with the reason (or fail under REQUIRE_ALL_TOOLS=1); the
     // run ends with a summary of them (test/support/requires.ts).
     globalSetup: ['test/support/tool-skips.ts'],
+    // A failed test shows the last lines of the platform it ran against (test/support/platform-output.ts).
+    setupFiles: ['test/support/print-platform-output.ts'],
   },
 });

@@ -66,8 +66,12 @@ export interface PlatformOptions {
   bundle?: boolean;
   /** Deliver queue messages to the consumer functions (default true); off when a caller drives them itself. */
   dispatch?: boolean;
-  /** Where serverless-offline's output goes. */
-  output?: 'inherit' | 'ignore';
+  /**
+   * Where serverless-offline's output (and the dispatcher's warnings) go: `capture` keeps the last
+   * lines in memory for `capturedOutput()` (tests print them when one fails), and otherwise writes
+   * as little as `ignore`.
+   */
+  output?: 'inherit' | 'ignore' | 'capture';
   /** Extra Node.js arguments for the serverless-offline process (e.g. a `--require` of the bench's call tracer). */
   nodeArgs?: string[];
   log?: (line: string) => void;
@@ -103,6 +107,32 @@ export function googleAuthBanner(mode: GoogleAuthMode): string {
 /** Local credentials: s3rver only accepts its own; dynalite and the SQS server accept any. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const REGION = 'us-east-1';
+
+/** The last lines of a platform started with `output: 'capture'`. */
+class OutputTail {
+  readonly #lines: string[] = [];
+  #partial = '';
+  constructor(readonly label: string, private readonly keep = 400) {}
+
+  write(chunk: string): void {
+    const parts = (this.#partial + chunk).split('\n');
+    this.#partial = parts.pop() ?? '';
+    // Not serverless-offline's table of routes (hundreds of lines, the same at every start).
+    this.#lines.push(...parts.filter((line) => !/^[\u2500-\u257f]/.test(line)));
+    if (this.#lines.length > this.keep) this.#lines.splice(0, this.#lines.length - this.keep);
+  }
+
+  text(): string {
+    return [...this.#lines, this.#partial].filter(Boolean).join('\n');
+  }
+}
+
+const tails = new Set<OutputTail>();
+
+/** What every platform of this process started with `output: 'capture'` wrote last, each under its label. */
+export function capturedOutput(): string {
+  return [...tails].map((t) => `--- ${t.label} (last lines) ---\n${t.text()}`).join('\n');
+}
 
 /** A port nothing listens on now (the preferred one when it is free). */
 export async function freePort(preferred = 0): Promise<number> {
@@ -372,6 +402,12 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     if (!opts.bundle) env.SLS_BUNDLER_PLUGIN = './scripts/serverless-source-handlers.cjs';
     const require = createRequire(import.meta.url);
     const serverlessBin = require.resolve('serverless/bin/serverless.js', { paths: [root] });
+    const tail = opts.output === 'capture' ? new OutputTail(`platform ${httpPort}`) : undefined;
+    if (tail) {
+      tails.add(tail);
+      stoppers.push(async () => void tails.delete(tail));
+    }
+    const stdio = opts.output === 'capture' ? 'pipe' : (opts.output ?? 'inherit');
     const child = spawn(
       process.execPath,
       // serverless-offline-http.cjs: no response compression, as API Gateway HTTP APIs; handlers loaded
@@ -403,12 +439,16 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
           // Output that goes nowhere is not written: serverless-offline logs four lines per request
           // (two blank, method and path, duration), about a twentieth of its time per cached GraphQL
           // answer. Warnings and errors still go out (to nowhere); `npm start` keeps every line.
-          ...(opts.output === 'ignore' && !process.env.SLS_LOG_LEVEL ? { SLS_LOG_LEVEL: 'warning' } : {}),
+          ...(opts.output !== undefined && opts.output !== 'inherit' && !process.env.SLS_LOG_LEVEL ? { SLS_LOG_LEVEL: 'warning' } : {}),
         },
-        stdio: ['ignore', opts.output ?? 'inherit', opts.output ?? 'inherit'],
+        stdio: ['ignore', stdio, stdio],
         detached: true,
       },
     );
+    if (tail) {
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => tail.write(chunk));
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => tail.write(chunk));
+    }
     functionsPid = child.pid ?? 0;
     stoppers.push(
       () =>
@@ -436,12 +476,13 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // Queue → function delivery, as Lambda's event-source mappings do it.
     const lambda = `http://127.0.0.1:${lambdaPort}`;
     const quiet = opts.output === 'ignore';
+    const warn = (m: string) => (tail ? tail.write(`${m}\n`) : quiet || console.warn(m));
     const dispatcher = startDispatcher({
       // Deliveries are routine; failures are worth a line unless the caller asked for silence.
       log: {
         info: () => {},
-        warn: (m) => quiet || console.warn(m),
-        error: (m) => quiet || console.error(m),
+        warn,
+        error: (m) => (tail ? tail.write(`${m}\n`) : quiet || console.error(m)),
       },
       sqs: sqsClient,
       region: REGION,
@@ -470,7 +511,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         busy = true;
         pinger
           .send(new InvokeCommand({ FunctionName: `${definition.service}-${stage}-socketPing`, Payload: '{}' }))
-          .catch((err: Error) => quiet || console.warn(`socketPing: ${err.message}`))
+          .catch((err: Error) => warn(`socketPing: ${err.message}`))
           .finally(() => (busy = false));
       }, pingSeconds * 1000);
       stoppers.push(async () => clearInterval(timer));

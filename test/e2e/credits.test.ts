@@ -16,6 +16,7 @@ import { Users } from '#lib/auth/users.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'credits-e2e-'));
 let platform: Platform;
@@ -24,7 +25,7 @@ let credits: Credits;
 let png: string;
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const state = new DynamoStateStore(
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),

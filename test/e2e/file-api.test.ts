@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'file-api-e2e-'));
 let platform: Platform;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   process.env.ALLOWED_PORT = String(allowedPort);
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: `127.0.0.1:${allowedPort}` },
   });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);

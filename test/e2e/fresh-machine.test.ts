@@ -22,6 +22,7 @@ import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { colourVideo, imageHeavyPdf, jpeg, textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { NO_SYSTEM_TOOLS } from '../support/fresh-machine.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'fresh-e2e-'));
@@ -43,7 +44,7 @@ beforeAll(async () => {
       else process.env[name] = saved[name];
     }
   }
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn', ...NO_SYSTEM_TOOLS } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn', ...NO_SYSTEM_TOOLS } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 }, 420_000);
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { gapicClient } from './google-gapic-client.js';
 import { AnnotationType, CollectorState } from '#lib/google/migration/model.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'google-e2e-'));
 let platform: Platform;
@@ -19,7 +20,7 @@ let platform: Platform;
 const start = (env: Record<string, string> = {}) =>
   startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     visibilityTimeout: 3,
     env: { MIGRATION_DELETE_GRACE_SECONDS: '2', GOOGLE_DEFAULT_PAGE_SIZE: '50', ...env },
   });

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startPlatform } from '#lib/local/platform.js';
 import { launchBrowser } from '../support/browser.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -25,7 +26,7 @@ beforeAll(async () => {
     baseUrl = process.env.GRAPHQL_E2E_BASE_URL.replace(/\/$/, '');
   } else {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'graphiql-e2e-data-'));
-    const platform = await startPlatform({ dataDir, dispatch: false, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore' });
+    const platform = await startPlatform({ dataDir, dispatch: false, output: e2eOutput });
     cleanups.push(async () => {
       await platform.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -3,7 +3,8 @@
  * the WebSocket API serverless-offline runs from serverless.yml (functions/events): the SDK's own
  * `subscribeEvent` flow with its `socket` pointed here, a user channel that hears every task of a job
  * created → updated → finished, another user's key that gets the refusal and nothing else, and a
- * connection kept open by the scheduled pings (set to every 2 s here; clients give up after 2 + 4 s).
+ * connection kept open by the scheduled pings (set to every 2 s here; clients give up after 2 + 10 s,
+ * which a loaded machine's late ping does not reach).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { SocketConnections } from '#lib/events/connections.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'live-events-e2e-'));
 let platform: Platform;
@@ -29,8 +31,9 @@ const sockets: Socket[] = [];
 beforeAll(async () => {
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
-    env: { LOG_LEVEL: 'warn', SOCKET_PING_SECONDS: '2', SOCKET_PING_TIMEOUT_SECONDS: '4' },
+    output: e2eOutput,
+    // Info lines: what a failure prints (test/support/print-platform-output.ts) shows each event sent.
+    env: { SOCKET_PING_SECONDS: '2', SOCKET_PING_TIMEOUT_SECONDS: '10' },
   });
   const state = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }), 'api-platform-local-state');
   connections = new SocketConnections(state);
@@ -176,7 +179,7 @@ describe('live events over socket.io', () => {
     client.socket.io.on('ping', () => pings++);
     client.socket.on('disconnect', () => disconnects++);
     await new Promise<void>((resolve) => client.socket.on('connect', () => resolve()));
-    // Each wait is longer than the client's patience (2 s interval + 4 s timeout) only if pings stop.
+    // Each wait is longer than the client's patience (2 s interval + 10 s timeout) only if pings stop.
     while (pings < 4) await new Promise<void>((resolve) => client.socket.io.once('ping', () => resolve()));
     expect(disconnects).toBe(0);
     expect(client.socket.connected).toBe(true);

@@ -15,6 +15,7 @@ import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { patternVideo } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { engine, requires } from '../support/requires.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const media = requires(engine('ffmpeg'));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'media-e2e-'));
@@ -45,7 +46,7 @@ media.beforeAll(async () => {
   videoUrl = `${origin}/clip.mp4`;
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: new URL(origin).host },
   });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);

@@ -23,6 +23,7 @@ import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/plat
 import { OAuthClients } from '#lib/oauth/clients.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const CHROMIUM_FLAGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** The client's redirect URI: nothing listens there; the browser answers it (see `open`). */
@@ -44,7 +45,7 @@ let annKey: string;
 beforeAll(async () => {
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', OAUTH_CODE_SECONDS: String(CODE_SECONDS) },
   });
   // Accounts and clients made as the command-line tools make them, on the platform's own table.

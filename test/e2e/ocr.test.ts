@@ -16,6 +16,7 @@ import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { pdfText } from '../support/pdf-text.js';
 import { engine, optionalBuild, requires, tool } from '../support/requires.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 /** The SDK (3.0.0) types list no pdf/ocr among its operation names; the API takes it. */
 const PDF_OCR = 'pdf/ocr' as never;
@@ -57,7 +58,7 @@ beforeAll(async () => {
   scanPdf = await imageOnlyPdf(scanPng);
   // The scan has no text before OCR.
   expect(await pdfText(scanPdf)).toBe('');
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 });
 

@@ -16,6 +16,7 @@ import { HIDDEN } from '#lib/redact.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { pdfPageText, pdfText } from '../support/pdf-text.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const require = createRequire(import.meta.url);
 const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
@@ -28,7 +29,7 @@ const OPEN_PASSWORD = 'open sesame 42';
 
 beforeAll(async () => {
   ten = (await textPdf(10)).toString('base64');
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 });
 

@@ -11,13 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'rotate-e2e-'));
 let platform: Platform;
 let cc: ReturnType<typeof cloudConvertClient>;
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 }, 420_000);
 

@@ -9,12 +9,13 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
 let platform: Platform;
 
 /** The first start runs the esbuild bundles as deployed; the restart runs the TypeScript sources, as npm start does. */
-const start = (bundle = false) => startPlatform({ dataDir, bundle, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore' });
+const start = (bundle = false) => startPlatform({ dataDir, bundle, output: e2eOutput });
 
 // Bundling every function first takes a minute on two idle cores, several under load.
 beforeAll(async () => {

@@ -17,6 +17,7 @@ import { textPdf } from '../fixtures/engine-fixtures.js';
 import { pdfPageText } from '../support/pdf-text.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { engine, requires } from '../support/requires.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'processing-e2e-'));
 const work = mkdtempSync(path.join(tmpdir(), 'processing-e2e-files-'));
@@ -67,7 +68,7 @@ beforeAll(async () => {
   siteOrigin = `http://127.0.0.1:${await listen(site)}`;
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: new URL(siteOrigin).host },
   });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);

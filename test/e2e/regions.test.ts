@@ -26,6 +26,7 @@ import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/plat
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { callApi } from '../support/file-api.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'regions-e2e-'));
 let platform: Platform;
@@ -35,7 +36,7 @@ let second: { key: string; email: string };
 beforeAll(async () => {
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', REGION_ADDRESS_RANGES: '127.0.0.0/8=us-east,::1=us-east' },
   });
   s3 = createS3Client({ region: 'us-east-1', endpoint: platform.endpoints.s3, credentials: LOCAL_CREDENTIALS });

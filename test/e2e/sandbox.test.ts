@@ -21,6 +21,7 @@ import { Users } from '#lib/auth/users.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'sandbox-e2e-'));
 let platform: Platform;
@@ -33,7 +34,7 @@ let otherPng: Buffer;
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   const state = new DynamoStateStore(
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),
     'api-platform-local-state',

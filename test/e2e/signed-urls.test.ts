@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { callApi } from '../support/file-api.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'signed-urls-e2e-'));
 let platform: Platform;
@@ -27,7 +28,7 @@ let slowUrl: string;
 beforeAll(async () => {
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', ALLOW_LOOPBACK_FETCH: 'true', SIGNED_URL_WAIT_SECONDS: '2' },
   });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);

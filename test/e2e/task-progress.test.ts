@@ -20,6 +20,7 @@ import { SocketConnections } from '#lib/events/connections.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'task-progress-e2e-'));
 let platform: Platform;
@@ -63,7 +64,7 @@ beforeAll(async () => {
   originUrl = `http://127.0.0.1:${port}/slow.bin`;
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: `127.0.0.1:${port}` },
   });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);

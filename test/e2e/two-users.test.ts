@@ -17,6 +17,7 @@ import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/plat
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { callApi } from '../support/file-api.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'two-users-e2e-'));
 let platform: Platform;
@@ -27,7 +28,7 @@ let b: { key: string; cc: ReturnType<typeof cloudConvertClient> };
 let owned: { jobId: string; taskIds: string[]; exportTaskId: string; exportUrl: string; uploadTaskId: string; webhookId: string };
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore', env: { LOG_LEVEL: 'warn' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   const state = new DynamoStateStore(
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),
     'api-platform-local-state',

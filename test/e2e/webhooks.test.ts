@@ -14,6 +14,7 @@ import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/plat
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'webhooks-e2e-'));
 let platform: Platform;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   platform = await startPlatform({
     dataDir,
-    output: process.env.E2E_VERBOSE ? 'inherit' : 'ignore',
+    output: e2eOutput,
     env: { LOG_LEVEL: 'warn', ALLOW_LOOPBACK_FETCH: 'true', WEBHOOK_RETRY_DELAYS_SECONDS: '1,1,1' },
   });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
