@@ -85,21 +85,14 @@ export class SocketConnections {
   }
 
   /**
-   * Every subscription to `owner`'s channels: one query. Lookups of the same owner made while one is
-   * in flight share its answer (a task's claim and its job's start are announced together); nothing is
-   * kept once it has come back, so a subscription is seen by every event looked up after it was made.
+   * Every subscription to `owner`'s channels: one query, made afresh for each event, so a subscription
+   * is seen by every event looked up after it was recorded. (Lookups are not shared between events: a
+   * shared one would answer a later event with what was there before, and a stuck one would hold
+   * every event of the owner behind it.)
    */
   subscribersOf(userId: number, sandbox: boolean): Promise<SubscriptionRecord[]> {
-    const pk = subscriptionsPk(userId, sandbox);
-    let lookup = this.#inFlight.get(pk);
-    if (!lookup) {
-      lookup = queryAll<SubscriptionRecord>(this.state, pk).finally(() => this.#inFlight.delete(pk));
-      this.#inFlight.set(pk, lookup);
-    }
-    return lookup;
+    return queryAll<SubscriptionRecord>(this.state, subscriptionsPk(userId, sandbox));
   }
-
-  readonly #inFlight = new Map<string, Promise<SubscriptionRecord[]>>();
 
   /** The open connections, a page at a time. */
   async page(cursor?: string): Promise<{ ids: string[]; cursor?: string }> {

@@ -5,6 +5,7 @@
  * the same API at `/@connections/{id}` on its websocket port.
  */
 import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { BACKEND_CALL_LIMITS } from '../platform/call-limits.js';
 import type { PostToConnection } from './socket-server.js';
 
 /** Gone (410): the client left, or the connection is not open yet (during `$connect`). */
@@ -26,5 +27,5 @@ export function managementApiPoster(client: ApiGatewayManagementApiClient): Post
 }
 
 export function managementApiClient(opts: { region: string; endpoint: string }): ApiGatewayManagementApiClient {
-  return new ApiGatewayManagementApiClient({ region: opts.region, endpoint: opts.endpoint });
+  return new ApiGatewayManagementApiClient({ region: opts.region, endpoint: opts.endpoint, requestHandler: BACKEND_CALL_LIMITS });
 }

@@ -5,6 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { config } from '../config.js';
 import { DynamoStateStore } from '../state/dynamodb.js';
+import { BACKEND_CALL_LIMITS } from './call-limits.js';
 import type { StateStore } from '../state/port.js';
 
 export const once = <T>(make: () => T): (() => T) => {
@@ -21,7 +22,7 @@ export const once = <T>(make: () => T): (() => T) => {
 
 export const stateStore = once((): StateStore => {
   const c = config();
-  const client = new DynamoDBClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_DYNAMODB });
+  const client = new DynamoDBClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_DYNAMODB, requestHandler: BACKEND_CALL_LIMITS });
   return new DynamoStateStore(client, c.STATE_TABLE);
 });
 

@@ -2,13 +2,14 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from '../config.js';
 import { SqsQueue } from '../queue/sqs.js';
+import { BACKEND_CALL_LIMITS } from './call-limits.js';
 
 let queue: SqsQueue | undefined;
 
 export function queueClient(): SqsQueue {
   if (!queue) {
     const c = config();
-    const sqs = new SQSClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_SQS });
+    const sqs = new SQSClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_SQS, requestHandler: BACKEND_CALL_LIMITS });
     queue = new SqsQueue(sqs, {
       import: c.IMPORT_QUEUE,
       process: c.PROCESS_QUEUE,

@@ -61,7 +61,8 @@ export class S3Storage implements UserStorage {
       // services may store verbatim (see lib/files/s3.ts).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { httpAgent, httpsAgent, connectionTimeout: 10_000, requestTimeout: 60_000 },
+      // An idle minute ends a call; a long transfer that keeps moving is not cut (lib/platform/call-limits.ts).
+      requestHandler: { httpAgent, httpsAgent, connectionTimeout: 10_000, socketTimeout: 60_000 },
       maxAttempts: 3,
     });
   }
