@@ -24,7 +24,21 @@
  *    module itself was already evaluated once (the ES module cache), so every call returned the same
  *    function: keeping it changes nothing a handler or a client can see. A failed load is not kept,
  *    so the next invocation tries again, as Lambda retries a failed init.
+ *
+ * 4. A function that fails or runs out of time fails as in Lambda, and an HTTP API answers it as API
+ *    Gateway does. serverless-offline answered an HTTP API (payload 2.0) request whose function threw
+ *    or timed out with 200 and the error as the body (`{"errorMessage":"[504] - Lambda timeout.",…}`),
+ *    which a client reads as a success; API Gateway answers 500 `{"message":"Internal Server Error"}`.
+ *    And its timeout raced each invocation against a timer that was never cleared, which kept every
+ *    result reachable until the function's whole timeout had passed (29 s for the API, 900 s for the
+ *    queue consumers): under load, memory grew with requests × timeout × response size. So the local
+ *    platform runs it with `--noTimeout` (lib/local/platform.ts) and the handler kept in 3 is wrapped here: it
+ *    races the function's remaining time (the context's, from the function's `timeout`) with a timer
+ *    cleared as soon as the handler settles. A function out of time fails with Lambda's message
+ *    ("Task timed out after 29.00 seconds"); as in Lambda, the error is logged. What the handler still
+ *    does after its time is up goes on in this process (Lambda would freeze it).
  */
+/* global setTimeout, clearTimeout */
 'use strict';
 
 const fs = require('node:fs');
@@ -69,8 +83,47 @@ userFunction.load = async function loadOnce(appRoot, handlerString) {
   const key = `${appRoot}\0${handlerString}`;
   let handler = handlers.get(key);
   if (handler === undefined) {
-    handler = await load(appRoot, handlerString);
+    handler = asInLambda(await load(appRoot, handlerString), handlerString);
     handlers.set(key, handler);
   }
   return handler;
 };
+
+// 4: failures and timeouts as Lambda and API Gateway have them.
+const HTTP_API_ERROR = Object.freeze({
+  statusCode: 500,
+  headers: { 'content-type': 'application/json' },
+  body: '{"message":"Internal Server Error"}',
+});
+
+/** An HTTP API (payload 2.0) request: what API Gateway turns a function's failure into a 500 for. */
+const isHttpApiEvent = (event) => event !== null && typeof event === 'object' && event.version === '2.0' && typeof event.requestContext?.http === 'object';
+
+class TimedOut extends Error {
+  constructor(ms) {
+    super(`Task timed out after ${(ms / 1000).toFixed(2)} seconds`);
+    this.name = 'Sandbox.Timedout';
+  }
+}
+
+function asInLambda(handler, handlerString) {
+  return function lambdaHandler(event, context) {
+    const ms = context.getRemainingTimeInMillis();
+    let timer;
+    const outOfTime = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new TimedOut(ms)), ms);
+    });
+    const run = new Promise((resolve, reject) => {
+      // A callback-style handler settles through the callback; an async one through its promise.
+      const settled = handler(event, context, (err, value) => (err ? reject(err) : resolve(value)));
+      if (settled && typeof settled.then === 'function') settled.then(resolve, reject);
+    });
+    return Promise.race([run, outOfTime])
+      .catch((err) => {
+        console.error(`${handlerString}: ${err instanceof TimedOut ? err.message : `Invoke Error ${err && err.stack ? err.stack : err}`}`);
+        if (isHttpApiEvent(event)) return HTTP_API_ERROR;
+        throw err;
+      })
+      .finally(() => clearTimeout(timer));
+  };
+}

@@ -411,7 +411,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     const child = spawn(
       process.execPath,
       // serverless-offline-http.cjs: no response compression, as API Gateway HTTP APIs; handlers loaded
-      // once, as Lambda loads them (see there).
+      // once, as Lambda loads them; failures and timeouts as in Lambda and API Gateway (see there).
       [
         '--require',
         path.join(root, 'scripts', 'serverless-offline-http.cjs'),
@@ -427,6 +427,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         String(lambdaPort),
         '--websocketPort',
         String(websocketPort),
+        // The preload keeps each function's timeout, clearing its timer when the function returns
+        // (serverless-offline's own kept every result for the function's whole timeout).
+        '--noTimeout',
       ],
       {
         cwd: root,
