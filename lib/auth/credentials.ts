@@ -18,6 +18,11 @@ export interface Credential {
   kind: 'api-key' | 'oauth';
   /** A sandbox key, or a token of a sandbox OAuth client: good only at the sandbox base. */
   sandbox: boolean;
+  /**
+   * The account's fixed processing region (null: none), when checking the credential read the
+   * account; absent when it did not, and whoever needs it reads it.
+   */
+  accountRegion?: string | null;
 }
 
 export class Credentials {
@@ -37,6 +42,7 @@ export class Credentials {
     if (!key) return undefined;
     const user = await this.store.get<UserRecord>(userKey(key.userId));
     if (!isActiveUser(key.userId, user)) return undefined;
-    return { userId: key.userId, keyId: key.keyId, scopes: key.scopes, kind: 'api-key', sandbox: key.sandbox === true };
+    const accountRegion = typeof user?.region === 'string' ? user.region : null;
+    return { userId: key.userId, keyId: key.keyId, scopes: key.scopes, kind: 'api-key', sandbox: key.sandbox === true, accountRegion };
   }
 }

@@ -23,11 +23,15 @@ export interface UploadForm {
 }
 
 export interface FileStore {
-  put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<StoredFile>;
+  /** Stores the bytes at `key` (what S3 stores is readable at once: no read-back). */
+  put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<void>;
   get(key: string): Promise<{ body: Readable; size: number; contentType?: string }>;
   head(key: string): Promise<StoredFile | undefined>;
-  /** A server-side copy: the bytes never pass through the caller. */
-  copy(fromKey: string, toKey: string): Promise<StoredFile>;
+  /**
+   * A server-side copy: the bytes never pass through the caller. `size`: the source's size when the
+   * caller knows it (its own record), which spares looking at the source first.
+   */
+  copy(fromKey: string, toKey: string, opts?: { size?: number }): Promise<StoredFile>;
   list(prefix: string): Promise<StoredFile[]>;
   /** Deletes every object under the prefix; returns how many. */
   deletePrefix(prefix: string): Promise<number>;

@@ -71,7 +71,7 @@ export class S3FileStore implements FileStore {
     this.#copyConcurrency = opts.copyConcurrency ?? 4;
   }
 
-  async put(key: string, body: Readable | Buffer | string, opts: PutOptions = {}): Promise<StoredFile> {
+  async put(key: string, body: Readable | Buffer | string, opts: PutOptions = {}): Promise<void> {
     const common = {
       Bucket: this.bucket,
       Key: key,
@@ -84,9 +84,6 @@ export class S3FileStore implements FileStore {
       // Multipart upload: bounded memory (parts of 8 MiB, two in flight) for any length.
       await new Upload({ client: this.s3, params: { ...common, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 2 }).done();
     }
-    const head = await this.head(key);
-    if (!head) throw new FileNotFoundError(key);
-    return head;
   }
 
   async get(key: string) {
@@ -115,7 +112,19 @@ export class S3FileStore implements FileStore {
    * condition that the source is still the object measured first. The content headers and metadata
    * are carried over as CopyObject does.
    */
-  async copy(fromKey: string, toKey: string): Promise<StoredFile> {
+  async copy(fromKey: string, toKey: string, opts: { size?: number } = {}): Promise<StoredFile> {
+    if (opts.size !== undefined && opts.size <= this.#multipartCopyAbove) {
+      // Known to fit one CopyObject: no need to look at the source first.
+      const copied = await this.#copyObject(fromKey, toKey).then(
+        () => true,
+        (err: unknown) => {
+          // Larger than its record said: copied in parts below.
+          if ((err as Error).name === 'InvalidRequest') return false;
+          throw err;
+        },
+      );
+      if (copied) return { key: toKey, size: opts.size };
+    }
     let source: HeadObjectCommandOutput;
     try {
       source = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: fromKey }));
@@ -124,18 +133,22 @@ export class S3FileStore implements FileStore {
       throw err;
     }
     const size = source.ContentLength ?? 0;
-    const copySource = `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`;
-    if (size > this.#multipartCopyAbove) {
-      await this.#copyInParts(copySource, toKey, size, source);
-    } else {
-      try {
-        await this.s3.send(new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: copySource }));
-      } catch (err) {
-        if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') throw new FileNotFoundError(fromKey);
-        throw err;
-      }
-    }
+    if (size > this.#multipartCopyAbove) await this.#copyInParts(this.#copySource(fromKey), toKey, size, source);
+    else await this.#copyObject(fromKey, toKey);
     return { key: toKey, size, contentType: source.ContentType };
+  }
+
+  #copySource(fromKey: string): string {
+    return `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  async #copyObject(fromKey: string, toKey: string): Promise<void> {
+    try {
+      await this.s3.send(new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: this.#copySource(fromKey) }));
+    } catch (err) {
+      if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') throw new FileNotFoundError(fromKey);
+      throw err;
+    }
   }
 
   async #copyInParts(copySource: string, toKey: string, size: number, source: HeadObjectCommandOutput): Promise<void> {

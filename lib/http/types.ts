@@ -35,6 +35,8 @@ export interface Principal {
   scopes: string[];
   /** A sandbox credential (lib/sandbox): it works only at the sandbox base and sees only sandbox records. */
   sandbox: boolean;
+  /** The account's fixed region as read when the credential was checked (null: none); absent when not read. */
+  accountRegion?: string | null;
 }
 
 export interface HttpResponse {

@@ -5,11 +5,12 @@ import { chooseRegion } from '../regions/choice.js';
 import { fixedRegionOf } from '../regions/user-region.js';
 import { stateStore } from './clients.js';
 
-export async function requestRegion(req: { apiBase?: ApiBase; sourceIp?: string; principal: { userId: number } }): Promise<string> {
+export async function requestRegion(req: { apiBase?: ApiBase; sourceIp?: string; principal: { userId: number; accountRegion?: string | null } }): Promise<string> {
   const c = config();
   const settings = { regions: c.REGIONS, addressTable: c.REGION_ADDRESS_RANGES, defaultRegion: c.REGION_DEFAULT };
   const forced = req.apiBase?.region;
-  // A regional base decides alone: no need to read the account.
-  const fixed = forced ? undefined : await fixedRegionOf(stateStore(), req.principal.userId);
+  // A regional base decides alone: no need to read the account; nor when authentication has just read it.
+  const known = req.principal.accountRegion;
+  const fixed = forced ? undefined : known !== undefined ? (known ?? undefined) : await fixedRegionOf(stateStore(), req.principal.userId);
   return chooseRegion(settings, { forced, fixed, sourceIp: req.sourceIp }).region;
 }

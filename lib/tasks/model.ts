@@ -57,7 +57,8 @@ export interface TaskRecord extends Item {
   /** The processing region: where the task runs and its files are kept (lib/regions/choice.ts); absent on tasks older than regions. */
   region?: string;
   /** Content stored at creation (import/raw, import/base64). */
-  staged?: { filename: string; md5: string };
+  /** Content stored at creation (import/raw, import/base64); `size` is absent in records made before it was kept. */
+  staged?: { filename: string; md5: string; size?: number };
   /**
    * The credits the task reserved when it first started (lib/tasks/billing.ts), written once; `held`:
    * taken from a counted balance (not an unlimited one).

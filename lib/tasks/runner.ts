@@ -126,9 +126,12 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   // goes on beside the reading of the inputs and the work, and is awaited before the run ends: the
   // task's end is announced after its start, and a task ends only once its job is processing (which
   // lets the scheduler skip re-reading the job while the job has work left, see Scheduler.afterEnd).
+  // The inputs are read once, for their files and to know whether the job is processing already.
+  const inputsRead = store.getTasks(claimed.dependsOn);
+  inputsRead.catch(() => {});
   const claimWork = Promise.all([
     deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err })),
-    claimed.jobId ? scheduler.jobStarted(claimed.jobId, claimed.startedAt ?? new Date().toISOString()) : undefined,
+    claimed.jobId ? inputsRead.then((inputs) => (jobProcessingAfter(claimed, inputs) ? undefined : scheduler.jobStarted(claimed.jobId!, claimed.startedAt ?? new Date().toISOString()))) : undefined,
   ]);
   // Observed here so that a failure is not reported as unhandled while the run goes on; awaited below.
   claimWork.catch(() => {});
@@ -171,7 +174,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   try {
     const implementation = deps.implementations[claimed.operation];
     if (!implementation) throw new TaskFailure('INTERNAL_ERROR', `This consumer cannot run ${claimed.operation}.`);
-    const inputs = await inputFiles(claimed, store);
+    const inputs = inputFiles(await inputsRead);
     const reserved = deps.billing ? await deps.billing.reservation(claimed, attempt, inputs) : {};
     if (reserved === false) {
       log.info('run stopped: the task ended before its credits were reserved');
@@ -287,9 +290,17 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The files of the task's input tasks, in input order. */
-async function inputFiles(task: TaskRecord, store: TaskStore): Promise<InputFile[]> {
-  const inputs = await store.getTasks(task.dependsOn);
+/**
+ * Whether the task's job is processing already, known from its inputs: one of them, in the same job,
+ * was run and finished. A run makes its job processing before it ends its task (`claimWork` above),
+ * and a processing job never goes back to waiting; so the job's start is not written again.
+ */
+function jobProcessingAfter(task: TaskRecord, inputs: readonly TaskRecord[]): boolean {
+  return inputs.some((input) => input.jobId === task.jobId && input.status === 'finished' && input.attempt !== undefined);
+}
+
+/** The files of the task's input tasks (as read, in input order). */
+function inputFiles(inputs: readonly TaskRecord[]): InputFile[] {
   const out: InputFile[] = [];
   for (const input of inputs) {
     if (input.status !== 'finished') throw new TaskFailure('INPUT_TASK_FAILED', 'Input task has failed');

@@ -133,7 +133,7 @@ export class TaskService {
       const bytes = decoded.bytes;
       const filename = safeFilename(decoded.filename);
       await filesOf(this.deps, task).put(outputKey(task.id, filename), bytes);
-      task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex') };
+      task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex'), size: bytes.length };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, [creation.field]: `[${bytes.length} bytes]` };
     }

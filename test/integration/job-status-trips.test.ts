@@ -108,6 +108,37 @@ describe('job status on the task path', () => {
     expect(reads.filter((pk) => pk === `task#${raw.id}`)).toHaveLength(1);
     expect(reads.filter((pk) => pk.startsWith('job#'))).toHaveLength(0);
   });
+
+  it("writes no job start for a task whose input in the same job was run (that run made the job processing), but does for one whose input was not", async () => {
+    const { store: countedState, writes } = counted(state.store);
+    const store = new TaskStore(countedState);
+    const queue = new RecordingQueue();
+    const scheduler = new Scheduler({ store, queue, log });
+    const service = new TaskService({ store, scheduler, files: files.files, log });
+    const done: Implementation = async () => ({ result: { files: [] }, credits: 0 });
+    const deps = { store, scheduler, files: files.files, config, log, implementations: { 'import/raw': done, 'export/url': done }, requeue: async () => {} };
+    const jobWrites = () => writes.filter((pk) => pk.startsWith('job#')).length;
+    const look = new TaskStore(state.store);
+
+    const ran = await service.createJob(1, planJob({ tasks: { raw: { operation: 'import/raw', file: 'x', filename: 'x.txt' }, out: { operation: 'export/url', input: 'raw' } } }));
+    await runTask(ran.tasks.find((t) => t.name === 'raw')!.id, deps);
+    expect((await look.getJob(ran.job.id))!.status).toBe('processing');
+    writes.length = 0;
+    await runTask(ran.tasks.find((t) => t.name === 'out')!.id, deps);
+    // The job's end only: no start written for the export.
+    expect(jobWrites()).toBe(1);
+    expect((await look.getJob(ran.job.id))!.status).toBe('finished');
+
+    // An upload's input ends without a run (its file arrived): the dependant's run starts the job itself.
+    const uploaded = await service.createJob(1, planJob({ tasks: { up: { operation: 'import/upload' }, out: { operation: 'export/url', input: 'up' } } }));
+    const up = uploaded.tasks.find((t) => t.name === 'up')!;
+    await store.finishWaiting(up.id, { files: [] });
+    expect((await look.getJob(uploaded.job.id))!.status).toBe('waiting');
+    writes.length = 0;
+    await runTask(uploaded.tasks.find((t) => t.name === 'out')!.id, deps);
+    expect(jobWrites()).toBe(2);
+    expect((await look.getJob(uploaded.job.id))!.status).toBe('finished');
+  });
 });
 
 /**

@@ -4,8 +4,10 @@
  * so the part path runs against a recording stand-in for the S3 client, with a lowered threshold.
  */
 import {
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
   HeadObjectCommand,
+  NoSuchKey,
   NotFound,
   UploadPartCopyCommand,
   type S3Client,
@@ -20,7 +22,7 @@ interface Sent {
 }
 
 /** An S3 client stand-in: records every command; `size` is the source object's length. */
-function recordingS3(opts: { size: number; failPart?: number; missing?: boolean }) {
+function recordingS3(opts: { size: number; failPart?: number; missing?: boolean; copyLimit?: number }) {
   const sent: Sent[] = [];
   const client = {
     async send(command: { input: Record<string, any> }) {
@@ -29,6 +31,11 @@ function recordingS3(opts: { size: number; failPart?: number; missing?: boolean 
       if (command instanceof HeadObjectCommand) {
         if (opts.missing) throw new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } });
         return { ContentLength: opts.size, ContentType: 'video/mp4', ContentDisposition: 'attachment', ETag: '"src-etag"', Metadata: { a: 'b' } };
+      }
+      if (command instanceof CopyObjectCommand) {
+        if (opts.missing) throw new NoSuchKey({ message: 'The specified key does not exist.', $metadata: { httpStatusCode: 404 } });
+        // What S3 answers a CopyObject of a source over 5 GiB (here: over the store's threshold).
+        if (opts.size > (opts.copyLimit ?? Infinity)) throw Object.assign(new Error('The specified copy source is larger than the maximum allowable size for a copy source'), { name: 'InvalidRequest' });
       }
       if (command instanceof CreateMultipartUploadCommand) return { UploadId: 'upload-1' };
       if (command instanceof UploadPartCopyCommand) {
@@ -96,5 +103,25 @@ describe('copying a task file', () => {
     const { client, sent } = recordingS3({ size: 0, missing: true });
     await expect(new S3FileStore(client, 'files').copy('gone', 'b')).rejects.toBeInstanceOf(FileNotFoundError);
     expect(names(sent)).toEqual(['HeadObject']);
+  });
+
+  it('copies a source of known size within the threshold with one CopyObject, without looking at it first', async () => {
+    const { client, sent } = recordingS3({ size: 10, copyLimit: 10 });
+    const store = new S3FileStore(client, 'files', { multipartCopyAbove: 10, copyPartBytes: 4 });
+    expect(await store.copy('tasks/a/in.mp4', 'tasks/b/in.mp4', { size: 10 })).toEqual({ key: 'tasks/b/in.mp4', size: 10 });
+    expect(names(sent)).toEqual(['CopyObject']);
+    expect(sent[0]!.input).toMatchObject({ Bucket: 'files', Key: 'tasks/b/in.mp4', CopySource: 'files/tasks/a/in.mp4' });
+  });
+
+  it('copies in parts a source larger than its known size said (the CopyObject is refused)', async () => {
+    const { client, sent } = recordingS3({ size: 11, copyLimit: 10 });
+    const store = new S3FileStore(client, 'files', { multipartCopyAbove: 10, copyPartBytes: 4 });
+    expect(await store.copy('a', 'b', { size: 9 })).toEqual({ key: 'b', size: 11, contentType: 'video/mp4' });
+    expect(names(sent)).toEqual(['CopyObject', 'HeadObject', 'CreateMultipartUpload', 'UploadPartCopy', 'UploadPartCopy', 'UploadPartCopy', 'CompleteMultipartUpload']);
+  });
+
+  it('reports a missing source of known size as FileNotFoundError', async () => {
+    const { client } = recordingS3({ size: 0, missing: true });
+    await expect(new S3FileStore(client, 'files').copy('gone', 'b', { size: 5 })).rejects.toBeInstanceOf(FileNotFoundError);
   });
 });

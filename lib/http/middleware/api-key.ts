@@ -60,7 +60,7 @@ export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Err
       if (!rate.allowed) {
         throw new ApiError('RESOURCE_EXHAUSTED', 'Too many requests. Try again later.');
       }
-      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes, sandbox: record.sandbox };
+      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes, sandbox: record.sandbox, accountRegion: record.accountRegion };
       http.log = http.log.child({ keyId: record.keyId });
     },
   };

@@ -26,7 +26,7 @@ export default implement(exportUrl, async (ctx) => {
   let done = 0;
   for (const input of ctx.inputs) {
     const filename = uniqueName(used, input.filename, input.dir);
-    const copied = await ctx.files.copy(input.key, outputKey(ctx.task.id, filename, input.dir));
+    const copied = await ctx.files.copy(input.key, outputKey(ctx.task.id, filename, input.dir), { size: input.size });
     files.push({ filename, ...(input.dir ? { dir: input.dir } : {}), size: copied.size });
     done += input.size ?? 0;
     ctx.progress(done / total);
