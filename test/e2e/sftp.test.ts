@@ -14,6 +14,7 @@ import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { startSftpServer, type SftpTestServer } from '../support/sftp-server.js';
 import { startSwiftDouble, type SwiftDouble } from '../support/swift-double.js';
+import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'sftp-e2e-'));
 const password = `pw-${randomBytes(12).toString('hex')}`;
@@ -30,7 +31,7 @@ beforeAll(async () => {
     startSftpServer({ pw: { password }, keyed: { publicKeys: [userKey.public] } }),
     startSwiftDouble({ alice: { password: swiftPassword, projects: ['demo'] } }, ['files']),
   ]);
-  platform = await startPlatform({ dataDir, env: { ALLOW_LOOPBACK_FETCH: 'true' } });
+  platform = await startPlatform({ dataDir, output: e2eOutput, env: { ALLOW_LOOPBACK_FETCH: 'true' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 });
 afterAll(async () => {
