@@ -32,9 +32,9 @@
  *    And its timeout raced each invocation against a timer that was never cleared, which kept every
  *    result reachable until the function's whole timeout had passed (29 s for the API, 900 s for the
  *    queue consumers): under load, memory grew with requests × timeout × response size. So the local
- *    platform runs it with `--noTimeout` (lib/local/platform.ts) and the handler kept in 3 is wrapped here: it
- *    races the function's remaining time (the context's, from the function's `timeout`) with a timer
- *    cleared as soon as the handler settles. A function out of time fails with Lambda's message
+ *    platform runs it with `--noTimeout` (lib/local/platform.ts), and the handler kept in 3 is wrapped
+ *    here: it races the function's remaining time (the context's, from the function's `timeout`) with
+ *    a timer cleared as soon as the handler settles. A function out of time fails with Lambda's message
  *    ("Task timed out after 29.00 seconds"); as in Lambda, the error is logged. What the handler still
  *    does after its time is up goes on in this process (Lambda would freeze it).
  */

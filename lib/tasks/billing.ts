@@ -27,9 +27,9 @@ import type { Logger } from '../log.js';
 import { operationDefinition } from '../operations/index.js';
 import { TaskFailure, type InputFile } from '../operations/types.js';
 import { isEnded, isSandbox, type TaskRecord } from './model.js';
+import type { TaskStore } from './store.js';
 
 type Reservation = NonNullable<TaskRecord['reservation']>;
-import type { TaskStore } from './store.js';
 
 export interface BillingDeps {
   store: TaskStore;
@@ -44,15 +44,11 @@ export class TaskBilling {
   constructor(private readonly deps: BillingDeps) {}
 
   /**
-   * Reserves the task's credits for run `attempt`. False when the run no longer owns the task (it was
-   * cancelled or timed out meanwhile); throws CREDITS_EXCEEDED when the balance is too low.
+   * Reserves the task's credits for run `attempt`: the task's reservation when the run goes on (none:
+   * nothing reserved), false when the run no longer owns the task (it was cancelled or timed out
+   * meanwhile); throws CREDITS_EXCEEDED when the balance is too low.
    */
-  async reserve(task: TaskRecord, attempt: number, inputs: readonly InputFile[]): Promise<boolean> {
-    return (await this.reservation(task, attempt, inputs)) !== false;
-  }
-
-  /** As `reserve`, returning the task's reservation when the run goes on (none: nothing reserved), false when it stops. */
-  async reservation(task: TaskRecord, attempt: number, inputs: readonly InputFile[]): Promise<false | { reservation?: Reservation }> {
+  async reserve(task: TaskRecord, attempt: number, inputs: readonly InputFile[]): Promise<false | { reservation?: Reservation }> {
     const { store, credits } = this.deps;
     // The sandbox runs without credits: nothing is reserved.
     if (isSandbox(task)) return {};

@@ -56,7 +56,6 @@ export interface TaskRecord extends Item {
   copyOf: string | null;
   /** The processing region: where the task runs and its files are kept (lib/regions/choice.ts); absent on tasks older than regions. */
   region?: string;
-  /** Content stored at creation (import/raw, import/base64). */
   /** Content stored at creation (import/raw, import/base64); `size` is absent in records made before it was kept. */
   staged?: { filename: string; md5: string; size?: number };
   /**

@@ -43,7 +43,7 @@ export interface RunnerDeps {
   /** The sandbox whitelist every file of a sandbox import must be on (lib/sandbox); without it, none is. */
   sandboxFiles?: Pick<SandboxFiles, 'notAllowed'>;
   /** Reserves the task's credits before it runs (lib/tasks/billing.ts); without it runs are not charged. */
-  billing?: Pick<TaskBilling, 'reservation' | 'settlementAtFinish' | 'count'>;
+  billing?: Pick<TaskBilling, 'reserve' | 'settlementAtFinish' | 'count'>;
   /** The queue this consumer reads (a task is never handed on to it). */
   queue?: QueueName;
   /** How many times this message's task was handed on already. */
@@ -175,7 +175,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     const implementation = deps.implementations[claimed.operation];
     if (!implementation) throw new TaskFailure('INTERNAL_ERROR', `This consumer cannot run ${claimed.operation}.`);
     const inputs = inputFiles(await inputsRead);
-    const reserved = deps.billing ? await deps.billing.reservation(claimed, attempt, inputs) : {};
+    const reserved = deps.billing ? await deps.billing.reserve(claimed, attempt, inputs) : {};
     if (reserved === false) {
       log.info('run stopped: the task ended before its credits were reserved');
       return;

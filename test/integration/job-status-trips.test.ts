@@ -44,6 +44,25 @@ function counted(inner: StateStore): { store: StateStore; reads: string[]; write
   return { store, reads, writes };
 }
 
+const done: Implementation = async () => ({ result: { files: [] }, credits: 0 });
+const implementations = { 'import/raw': done, archive: done, 'export/url': done };
+
+/** Task store, queue, scheduler and service over the counted state store; `drain` runs what is queued. */
+function setup() {
+  const counting = counted(state.store);
+  const store = new TaskStore(counting.store);
+  const queue = new RecordingQueue();
+  const ended: JobRecord[] = [];
+  const scheduler = new Scheduler({ store, queue, log, onJobEnded: async (job) => void ended.push(job) });
+  const service = new TaskService({ store, scheduler, files: files.files, log });
+  const deps = { store, scheduler, files: files.files, config, log, implementations, requeue: async () => {} };
+  /** Runs every queued task, as the step consumers would, until nothing is queued. */
+  const drain = async () => {
+    for (let next = queue.sent.shift(); next; next = queue.sent.shift()) await runTask((next.message as { taskId: string }).taskId, deps);
+  };
+  return { ...counting, store, queue, scheduler, service, deps, drain, ended };
+}
+
 describe('job status on the task path', () => {
   it('starts a waiting job with one conditional write and no read of the job or its tasks, announced once', async () => {
     const { store: countedState, reads, writes } = counted(state.store);
@@ -99,7 +118,6 @@ describe('job status on the task path', () => {
     const { tasks } = await service.createJob(1, plan);
     const raw = tasks.find((t) => t.name === 'raw')!;
     const out = tasks.find((t) => t.name === 'out')!;
-    const done: Implementation = async () => ({ result: { files: [] }, credits: 0 });
     reads.length = 0;
     await runTask(raw.id, { store, scheduler, files: files.files, config, log, implementations: { 'import/raw': done }, requeue: async () => {} });
     expect(queue.sent.map((m) => (m.message as { taskId: string }).taskId)).toContain(out.id);
@@ -110,13 +128,7 @@ describe('job status on the task path', () => {
   });
 
   it("writes no job start for a task whose input in the same job was run (that run made the job processing), but does for one whose input was not", async () => {
-    const { store: countedState, writes } = counted(state.store);
-    const store = new TaskStore(countedState);
-    const queue = new RecordingQueue();
-    const scheduler = new Scheduler({ store, queue, log });
-    const service = new TaskService({ store, scheduler, files: files.files, log });
-    const done: Implementation = async () => ({ result: { files: [] }, credits: 0 });
-    const deps = { store, scheduler, files: files.files, config, log, implementations: { 'import/raw': done, 'export/url': done }, requeue: async () => {} };
+    const { store, service, deps, writes } = setup();
     const jobWrites = () => writes.filter((pk) => pk.startsWith('job#')).length;
     const look = new TaskStore(state.store);
 
@@ -146,24 +158,6 @@ describe('job status on the task path', () => {
  * with the right status, however its tasks end.
  */
 describe('the job ends when its last task ends, without a refresh per task', () => {
-  const done: Implementation = async () => ({ result: { files: [] }, credits: 0 });
-  const implementations = { 'import/raw': done, archive: done, 'export/url': done };
-
-  function setup() {
-    const counting = counted(state.store);
-    const store = new TaskStore(counting.store);
-    const queue = new RecordingQueue();
-    const ended: JobRecord[] = [];
-    const scheduler = new Scheduler({ store, queue, log, onJobEnded: async (job) => void ended.push(job) });
-    const service = new TaskService({ store, scheduler, files: files.files, log });
-    const deps = { store, scheduler, files: files.files, config, log, implementations, requeue: async () => {} };
-    /** Runs every queued task, as the step consumers would, until nothing is queued. */
-    const drain = async () => {
-      for (let next = queue.sent.shift(); next; next = queue.sent.shift()) await runTask((next.message as { taskId: string }).taskId, deps);
-    };
-    return { ...counting, store, queue, scheduler, service, deps, drain, ended };
-  }
-
   it('reads the job once for a job of four tasks (two inputs, a merge, an export) and ends it finished', async () => {
     const t = setup();
     const { job } = await t.service.createJob(
