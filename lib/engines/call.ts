@@ -32,6 +32,8 @@ export interface EngineCall<P = unknown> {
   extras: LocalFile[];
   /** The call's temporary folder. */
   dir: string;
+  /** The engine may fetch nothing (a sandbox task: only whitelisted files, lib/sandbox/operations.ts). */
+  offline?: true;
   /** Where its native tools run: in `dir`, confined to the task's work folder (which holds `dir` and the inputs). */
   tool: ToolPlace;
   signal: AbortSignal;

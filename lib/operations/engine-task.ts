@@ -18,7 +18,7 @@ import { engineRegistry } from './engines.js';
 import { confinement } from '../engines/confine.js';
 import { ToolError, withWorkDir, type ToolPlace } from '../engines/tool.js';
 import type { Logger } from '../log.js';
-import type { FileEntry } from '../tasks/model.js';
+import { isSandbox, type FileEntry } from '../tasks/model.js';
 import { safeFilename } from '../files/names.js';
 import type { EngineCall, EngineHandler, EngineResult, LocalFile } from '../engines/call.js';
 import type { EngineUse, OperationDefinition } from './define.js';
@@ -271,6 +271,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           inputs,
           extras: localExtras,
           dir: callDir,
+          ...(isSandbox(ctx.task) ? { offline: true as const } : {}),
           tool: { ...place, cwd: callDir },
           signal: ctx.signal,
           config: ctx.config,

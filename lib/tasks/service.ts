@@ -12,6 +12,7 @@ import { minimumCredits } from '../operations/credits.js';
 import type { OperationDefinition } from '../operations/define.js';
 import { operationDefinition } from '../operations/index.js';
 import { outputKey, taskPrefix, uploadPrefix } from '../operations/types.js';
+import { assertSandboxAdmits } from '../sandbox/operations.js';
 import { epochSeconds } from '../state/port.js';
 import {
   DEFAULT_TASK_TIMEOUT_SECONDS,
@@ -146,8 +147,9 @@ export class TaskService {
     now = new Date(),
     origin: TaskOrigin & { jobId?: string } = {},
   ): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
-    // The sandbox uses no credits.
-    if (!origin.sandbox) await this.deps.credits?.assertCanCreate(userId, plan.tasks.map((t) => minimumCredits(t.spec)));
+    // The sandbox uses no credits, and runs only on whitelisted files.
+    if (origin.sandbox) assertSandboxAdmits(plan.tasks.map((t) => ({ prefix: `tasks.${t.name}.`, spec: t.spec, payload: t.payload })));
+    else await this.deps.credits?.assertCanCreate(userId, plan.tasks.map((t) => minimumCredits(t.spec)));
     const jobId = origin.jobId ?? randomUUID();
     const ids = new Map(plan.tasks.map((t) => [t.name, randomUUID()]));
     const tasks = plan.tasks.map((t) => {
@@ -215,7 +217,8 @@ export class TaskService {
         fields: { input: missing.map((id) => `There is no task with id ${id}.`) },
       });
     }
-    if (!opts.sandbox) await this.deps.credits?.assertCanCreate(userId, [minimumCredits(spec)]);
+    if (opts.sandbox) assertSandboxAdmits([{ prefix: '', spec, payload }]);
+    else await this.deps.credits?.assertCanCreate(userId, [minimumCredits(spec)]);
     // The inputs' files never leave their region: the task runs where they are.
     const region = inputs.find((t) => t.region)?.region ?? opts.region;
     if (inputs.some((t) => t.region && t.region !== region)) {

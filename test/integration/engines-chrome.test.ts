@@ -256,6 +256,21 @@ describe('HTML to PDF with Chromium', () => {
     expect(secret.connections).toBe(0);
   });
 
+  it('renders a sandbox task\'s HTML file with no network: what it links to is not fetched, even from an allowed host', async () => {
+    const doc = (tag: string) => html(`<h1>Sandbox</h1><img src="${pages.origin}/box?${tag}"><iframe src="${other.origin}/frame?${tag}"></iframe>`);
+    const sandboxed = await h.run(
+      { page: { operation: 'import/raw', file: doc('sandbox'), filename: 'page.html' }, pdf: { operation: 'convert', input: 'page', output_format: 'pdf' } },
+      { sandbox: true },
+    );
+    expect(sandboxed.pdf).toMatchObject({ status: 'finished', engine: 'chrome' });
+    expect(await pdfPageText(await h.saveTo(dir, sandboxed.pdf!), 1)).toContain('Sandbox');
+    expect([...pages.requests, ...other.requests].filter((r) => r.url.includes('sandbox'))).toEqual([]);
+    // Live, the same document's resources are fetched (through the guard).
+    const live = await h.run({ page: { operation: 'import/raw', file: doc('live'), filename: 'page.html' }, pdf: { operation: 'convert', input: 'page', output_format: 'pdf' } });
+    expect(live.pdf).toMatchObject({ status: 'finished' });
+    expect(pages.requests.some((r) => r.url === '/box?live')).toBe(true);
+  });
+
   it('turns an HTML file into a PNG through base64 import too', async () => {
     const t = await h.run({
       page: base64(Buffer.from(html('<div style="width:300px;height:200px;background:red"></div>')), 'box.html'),

@@ -54,6 +54,8 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
           config,
           log,
           implementations: IMPLEMENTATIONS,
+          // Sandbox jobs (`run(…, { sandbox: true })`) on any file: the whitelist is not what these tests are about.
+          sandboxFiles: { notAllowed: async () => [] },
           requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }),
         });
       }
@@ -65,8 +67,8 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
     files,
     store,
     /** Creates a job (validated as the API does: throws the 422 ApiError) and runs it; tasks by name. */
-    async run(tasks: Record<string, Record<string, unknown>>): Promise<Record<string, TaskRecord>> {
-      const { tasks: created } = await service.createJob(1, planJob({ tasks }));
+    async run(tasks: Record<string, Record<string, unknown>>, origin: { sandbox?: boolean } = {}): Promise<Record<string, TaskRecord>> {
+      const { tasks: created } = await service.createJob(1, planJob({ tasks }), undefined, origin);
       await drain();
       const out: Record<string, TaskRecord> = {};
       for (const t of created) out[t.name!] = (await store.getTask(t.id))!;

@@ -24,7 +24,7 @@ import { TaskService } from '#lib/tasks/service.js';
 import { TaskStore } from '#lib/tasks/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
-import { importStaged } from '../support/operations.js';
+import { exportUrl, importStaged } from '../support/operations.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
 
 const log = createLogger({}, { level: 'silent' });
@@ -63,14 +63,18 @@ function wire() {
     files: files.files,
     config,
     log,
-    implementations: { 'import/raw': importStaged, convert: async (ctx) => ({ result: { files: [await ctx.save('out.jpg', 'jpeg')] }, credits: 1 }) },
+    implementations: {
+      'import/raw': importStaged,
+      convert: async (ctx) => ({ result: { files: [await ctx.save('out.jpg', 'jpeg')] }, credits: 1 }),
+      'export/url': exportUrl,
+    },
     billing,
     sandboxFiles: whitelist,
     requeue: async () => {},
   };
   /** Runs every queued message of every step until none is left. */
   const drain = async (extra: Partial<RunnerDeps> = {}) => {
-    const next = () => [...queue.take('import'), ...queue.take('process')];
+    const next = () => [...queue.take('import'), ...queue.take('process'), ...queue.take('export')];
     for (let batch = next(); batch.length; batch = next()) {
       for (const m of batch) await runTask(m.message.taskId as string, { ...deps, ...extra });
     }
@@ -89,6 +93,7 @@ const importJob = (user: number, content: string, sandbox: boolean) =>
       tasks: {
         in: { operation: 'import/raw', file: content, filename: 'photo.png' },
         conv: { operation: 'convert', input: 'in', output_format: 'jpg' },
+        out: { operation: 'export/url', input: 'conv' },
       },
     }),
     undefined,
@@ -121,16 +126,17 @@ describe('the sandbox whitelist', () => {
 });
 
 describe('sandbox jobs in the pipeline', () => {
-  it('imports a whitelisted file and converts it without reserving, charging or counting credits', async () => {
+  it('imports a whitelisted file, converts and exports it without reserving, charging or counting credits', async () => {
     const user = await newUser(w.credits);
     await w.whitelist.allow(user, md5('png bytes'));
     const { job, tasks } = await importJob(user, 'png bytes', true);
     expect(job.sandbox).toBe(true);
     expect(tasks.every((t) => t.sandbox === true)).toBe(true);
     await w.drain();
-    const [imported, converted] = await w.store.getTasks(job.taskIds);
+    const [imported, converted, exported] = await w.store.getTasks(job.taskIds);
     expect(imported).toMatchObject({ status: 'finished', result: { files: [{ filename: 'photo.png', md5: md5('png bytes') }] } });
     expect(converted).toMatchObject({ status: 'finished', credits: 0 });
+    expect(exported).toMatchObject({ status: 'finished', credits: 0, result: { files: [{ filename: 'out.jpg' }] } });
     expect(converted!.reservation).toBeUndefined();
     expect((await w.credits.account(user)).credits).toBe(7);
     expect((await w.usage.report(user, dayOf(new Date()), dayOf(new Date()))).totals).toMatchObject({ credits: 0, tasks: 0 });

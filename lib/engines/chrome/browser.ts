@@ -208,6 +208,8 @@ export interface CaptureOptions {
 export interface CaptureRequest {
   /** A page on the web, or a document of the task (served to the browser under a made-up origin). */
   source: { url: string } | { html: Buffer; filename: string };
+  /** Nothing but the document itself (a sandbox task, which may use whitelisted files only). */
+  offline?: true;
   format: 'pdf' | 'png' | 'jpg';
   options: CaptureOptions;
   out: string;
@@ -261,6 +263,10 @@ function interceptor(req: CaptureRequest, origin: string, blocked: string[]) {
         ? request.respond({ status: 200, contentType: 'text/html; charset=utf-8', body: document.html })
         : request.respond({ status: 404, contentType: 'text/plain', body: 'Only the document itself is available.' })
       ).catch(() => {});
+    }
+    if (req.offline) {
+      blocked.push(`${url.slice(0, 100)}: the sandbox fetches nothing`);
+      return void request.abort('blockedbyclient').catch(() => {});
     }
     let parsed: URL;
     try {

@@ -27,7 +27,7 @@ export async function captureWebsite(call: EngineCall<CaptureArgs>): Promise<Eng
   return { files: [{ path: out, filename: name, contentType: mimeType(format) }] };
 }
 
-/** HTML → PDF, PNG or JPG: the document is served to Chromium from the task, its resources through the address guard. */
+/** HTML → PDF, PNG or JPG: the document is served to Chromium from the task, its resources through the address guard (none when offline). */
 export async function htmlWithChrome(call: EngineCall<CaptureArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const format = normalizeFormat(call.payload.output_format) as 'pdf' | 'png' | 'jpg';
@@ -35,6 +35,7 @@ export async function htmlWithChrome(call: EngineCall<CaptureArgs>): Promise<Eng
   const out = call.output(name!);
   await capture({
     source: { html: await readFile(input!.path), filename: input!.filename },
+    ...(call.offline ? { offline: true as const } : {}),
     format,
     options: call.payload,
     out,

@@ -1,0 +1,169 @@
+/**
+ * The sandbox gates every way bytes get in (issue 25, finding 3). The sandbox runs at 0 credits on files
+ * its user whitelisted by MD5, so a sandbox task may only work on what a gated import brought in: every
+ * operation that makes or fetches content without an import (capture-website, watermark without a file
+ * or with an image URL, command with lavfi or source filters, …) is refused when the job or task is
+ * created, a 422 with SANDBOX_OPERATION_NOT_ALLOWED naming the field, and nothing is stored. The same
+ * requests live are accepted. Whitelisted work still runs at 0 credits (test/integration/sandbox.test.ts).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '#lib/errors.js';
+import { createLogger } from '#lib/log.js';
+import { OPERATIONS } from '#lib/operations/index.js';
+import { planJob, validateTask } from '#lib/tasks/plan.js';
+import { Scheduler } from '#lib/tasks/scheduler.js';
+import { TaskService } from '#lib/tasks/service.js';
+import { TaskStore } from '#lib/tasks/store.js';
+import { startStateBackend } from '../support/dynalite.js';
+import { startFilesBackend } from '../support/s3rver.js';
+import { RecordingQueue } from '../support/recording-queue.js';
+
+const log = createLogger({}, { level: 'silent' });
+let state: Awaited<ReturnType<typeof startStateBackend>>;
+let files: Awaited<ReturnType<typeof startFilesBackend>>;
+let store: TaskStore;
+let service: TaskService;
+beforeAll(async () => {
+  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
+  store = new TaskStore(state.store);
+  const queue = new RecordingQueue();
+  service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log });
+});
+afterAll(() => Promise.all([state.close(), files.close()]));
+
+let lastUser = 500;
+const sandbox = { sandbox: true };
+/** A whitelisted-looking import the other tasks can take as input (its file is checked when it runs). */
+const importTask = { operation: 'import/raw', file: 'bytes', filename: 'in.mp4' };
+const imageImport = { operation: 'import/raw', file: 'png', filename: 'logo.png' };
+
+/** The refusal of a job in the sandbox: a 422 with the sandbox code naming the field; the same job live is accepted. */
+async function expectJobRefused(tasks: Record<string, unknown>, field: string) {
+  const user = ++lastUser;
+  const err = await service.createJob(user, planJob({ tasks }), undefined, sandbox).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  const api = err as ApiError;
+  expect(api.reason).toBe('INVALID_ARGUMENT');
+  expect(api.code).toBe('SANDBOX_OPERATION_NOT_ALLOWED');
+  expect(Object.keys(api.fields ?? {})).toContain(field);
+  expect(api.fields![field]!.join(' ')).toMatch(/sandbox/i);
+  // Nothing was stored for the refused job.
+  expect((await store.listJobs(user, { limit: 10 }, true)).items).toEqual([]);
+  expect((await store.listTasks(user, { limit: 10 }, true)).items).toEqual([]);
+  // Live, the same job is created (the sandbox is what refuses it).
+  const live = await service.createJob(user, planJob({ tasks }), undefined, {});
+  expect(live.job.sandbox).toBeUndefined();
+}
+
+/** The same for a standalone task (`input` ids of sandbox tasks made first). */
+async function expectTaskRefused(operation: string, body: Record<string, unknown>, field: string, inputs: string[] = [], user = ++lastUser) {
+  const errors: Record<string, string[]> = {};
+  const checked = validateTask({ ...body, ...(inputs.length ? { input: inputs } : {}) }, '', errors, operation);
+  expect(errors).toEqual({});
+  const err = await service.createTask(user, checked!.spec, checked!.payload, checked!.inputs, sandbox).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toMatchObject({ reason: 'INVALID_ARGUMENT', code: 'SANDBOX_OPERATION_NOT_ALLOWED' });
+  expect(Object.keys((err as ApiError).fields ?? {})).toContain(field);
+}
+
+describe('capture-website in the sandbox', () => {
+  it('refuses a capture to PNG', () =>
+    expectJobRefused({ page: { operation: 'capture-website', url: 'https://example.com/', output_format: 'png' } }, 'tasks.page.operation'));
+  it('refuses a capture to PDF followed by an export', () =>
+    expectJobRefused(
+      {
+        page: { operation: 'capture-website', url: 'https://example.com/big', output_format: 'pdf' },
+        out: { operation: 'export/url', input: 'page' },
+      },
+      'tasks.page.operation',
+    ));
+  it('refuses a standalone capture task', () => expectTaskRefused('capture-website', { url: 'https://example.com/', output_format: 'jpg' }, 'operation'));
+});
+
+describe('watermark that makes its own file in the sandbox', () => {
+  it('refuses a text watermark without input', () => expectJobRefused({ wm: { operation: 'watermark', text: 'free', font_size: 2000 } }, 'tasks.wm.input'));
+  it('refuses a watermark whose only input is its image', () =>
+    expectJobRefused({ logo: imageImport, wm: { operation: 'watermark', input: 'logo', image: 'logo', image_width: 10000 } }, 'tasks.wm.input'));
+  it('refuses a standalone text watermark', () => expectTaskRefused('watermark', { text: 'free' }, 'input'));
+});
+
+describe('watermark images fetched from a URL in the sandbox', () => {
+  it('refuses an http image on a whitelisted file', () =>
+    expectJobRefused({ in: imageImport, wm: { operation: 'watermark', input: 'in', image: 'http://example.com/huge.png' } }, 'tasks.wm.image'));
+  it('refuses an HTTPS image in capitals on a whitelisted file', () =>
+    expectJobRefused({ in: imageImport, wm: { operation: 'watermark', input: ['in'], image: 'HTTPS://example.com/x.png', text: 'a' } }, 'tasks.wm.image'));
+  it('refuses a standalone watermark with an image URL', async () => {
+    const user = ++lastUser;
+    const { tasks } = await service.createJob(user, planJob({ tasks: { in: imageImport } }), undefined, sandbox);
+    await expectTaskRefused('watermark', { image: 'https://example.com/x.png' }, 'image', [tasks[0]!.id], user);
+  });
+});
+
+describe('command sources in the sandbox', () => {
+  const cmd = (args: string, input?: string) => ({ operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', arguments: args, ...(input ? { input } : {}) });
+  it('refuses a -f lavfi source without input', () =>
+    expectJobRefused({ gen: cmd('-f lavfi -i testsrc=size=7680x4320:rate=60 -t 600 /output/big.mp4') }, 'tasks.gen.arguments'));
+  it('refuses a -f lavfi source beside a whitelisted input', () =>
+    expectJobRefused(
+      { in: importTask, gen: cmd('-i /input/in/in.mp4 -f lavfi -i anoisesrc=d=3600 -map 0:v -map 1:a /output/o.mkv', 'in') },
+      'tasks.gen.arguments',
+    ));
+  it('refuses -f:v LAVFI in another spelling', () =>
+    expectJobRefused({ in: importTask, gen: cmd('-i /input/in/in.mp4 -f:v LAVFI -i color=c=red /output/o.mp4', 'in') }, 'tasks.gen.arguments'));
+  it('refuses a source filter inside -filter_complex, quoted to hide its name', () =>
+    expectJobRefused(
+      { in: importTask, gen: cmd(`-i /input/in/in.mp4 -filter_complex "te''stsrc=s=8000x8000[v]" -map "[v]" -t 999 /output/o.mp4`, 'in') },
+      'tasks.gen.arguments',
+    ));
+  it('refuses a source filter overlaid through -vf', () =>
+    expectJobRefused(
+      { in: importTask, gen: cmd('-i /input/in/in.mp4 -vf "color=c=red:s=8000x8000[c];[in][c]overlay" /output/o.mp4', 'in') },
+      'tasks.gen.arguments',
+    ));
+  it('refuses an audio source filter through -lavfi, escaped with a backslash', () =>
+    expectJobRefused({ in: importTask, gen: cmd(String.raw`-i /input/in/in.mp4 -lavfi "si\ne=f=440:d=3600" /output/o.wav`, 'in') }, 'tasks.gen.arguments'));
+  it('refuses ffprobe on a lavfi source', () =>
+    expectJobRefused({ gen: { ...cmd('-f lavfi mandelbrot'), command: 'ffprobe' } }, 'tasks.gen.arguments'));
+  it('refuses a command with no input file at all', () =>
+    expectJobRefused({ in: importTask, gen: cmd('-h', 'in') }, 'tasks.gen.arguments'));
+});
+
+describe('what the sandbox still takes', () => {
+  it('creates whitelisted-input jobs: convert, watermark with a task image, command on /input/, merge, archive, export', async () => {
+    const { job, tasks } = await service.createJob(
+      ++lastUser,
+      planJob({
+        tasks: {
+          in: importTask,
+          logo: imageImport,
+          conv: { operation: 'convert', input: 'in', output_format: 'webm' },
+          wm: { operation: 'watermark', input: ['in', 'logo'], image: 'logo' },
+          cmd: { operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', input: 'in', arguments: '-i /input/in/in.mp4 -vf "scale=320:-2,pad=color=black:w=320:h=320" /output/small.mp4' },
+          merged: { operation: 'merge', input: ['logo', 'conv'], output_format: 'pdf' },
+          zip: { operation: 'archive', input: ['in', 'logo'], output_format: 'zip' },
+          out: { operation: 'export/url', input: ['conv', 'wm', 'cmd', 'merged', 'zip'] },
+        },
+      }),
+      undefined,
+      sandbox,
+    );
+    expect(job.sandbox).toBe(true);
+    expect(tasks).toHaveLength(8);
+  });
+});
+
+describe('the sandbox rules cover every operation', () => {
+  it('declares a rule for each operation, and refuses a name without one', async () => {
+    // A separate module: its absence is this test's failure, not the file's.
+    const rules = await import('#lib/sandbox/operations.js');
+    for (const op of OPERATIONS) expect(rules.SANDBOX_OPERATIONS[op.name], op.name).toBeDefined();
+    expect(rules.sandboxProblem('some/new-operation', {})).toMatchObject({ field: 'operation' });
+    // Imports are admitted because the runner checks their files: only import-step operations may say so.
+    for (const op of OPERATIONS) expect(rules.SANDBOX_OPERATIONS[op.name] === 'whitelisted-import', op.name).toBe(op.step === 'import');
+  });
+});
