@@ -116,6 +116,13 @@ const engineShape = {
    */
   ENGINE_MAX_INPUT_BYTES: z.coerce.number().int().positive().default(2 ** 30),
   /**
+   * The most one processing task's engine may write (bytes): its outputs and the tools' own files in
+   * its work folder together, enforced while the tool runs (lib/engines/output-bound.ts: a per-file
+   * size limit and a watch of the folder). Past it the task ends with OUTPUT_TOO_LARGE and nothing of it
+   * is kept. 512 MiB by default; each deployed engine function takes a quarter of its /tmp.
+   */
+  TASK_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
+  /**
    * ExifTool in WebAssembly (where there is no perl) writes metadata into files of up to this many bytes
    * (larger: FILE_TOO_LARGE naming this setting); it reads files of any size, from disk as it goes. A
    * write holds the new file in memory until it is saved (measured: a 225 MB video took 7 s and

@@ -13,7 +13,7 @@
  * - Every function gets ENGINE_FUNCTIONS (the families deployed); each engine function its own
  *   ENGINE_FAMILY, ENGINE_CONFINEMENT `platform` unless set (Lambda gives no namespaces for
  *   bubblewrap or unshare, each instance runs one task at a time in its own /tmp folder), and
- *   ENGINE_MAX_INPUT_BYTES a quarter of its ephemeral storage unless set.
+ *   ENGINE_MAX_INPUT_BYTES and TASK_MAX_OUTPUT_BYTES each a quarter of its ephemeral storage unless set.
  */
 'use strict';
 
@@ -55,6 +55,8 @@ class EngineFunctions {
         ENGINE_FAMILY: family,
         ENGINE_CONFINEMENT: process.env.ENGINE_CONFINEMENT || 'platform',
         ENGINE_MAX_INPUT_BYTES: process.env.ENGINE_MAX_INPUT_BYTES || String(Math.floor(tmpMb / 4) * 1024 * 1024),
+        // What a task's engine may write: another quarter (the rest: Chromium's unpacked binary, caches).
+        TASK_MAX_OUTPUT_BYTES: process.env.TASK_MAX_OUTPUT_BYTES || String(Math.floor(tmpMb / 4) * 1024 * 1024),
       };
       families.push(family);
     }

@@ -16,7 +16,8 @@ export type EngineFailureCode =
   | 'IMAGE_TOO_LARGE'
   | 'ENCRYPTED_INPUT'
   | 'INVALID_PASSWORD'
-  | 'DOWNLOAD_FAILED';
+  | 'DOWNLOAD_FAILED'
+  | 'OUTPUT_TOO_LARGE';
 
 export class EngineFailure extends Error {
   override readonly name = 'EngineFailure';

@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Confinement } from './confine.js';
+import { findExecutable } from './probe.js';
 
 export class ToolError extends Error {
   override readonly name = 'ToolError';
@@ -35,6 +36,8 @@ export interface ToolPlace {
   workDir: string;
   confinement: Confinement;
   signal: AbortSignal;
+  /** The largest file the tool may write (RLIMIT_FSIZE through prlimit, where installed): the task's output bound (output-bound.ts). */
+  maxFileBytes?: number;
 }
 
 export interface ToolOptions extends ToolPlace {
@@ -80,7 +83,7 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
   opts.signal.throwIfAborted();
   const tool = opts.name ?? path.basename(file);
   if (opts.confinement.unavailable) return Promise.reject(new ToolError(tool, null, opts.confinement.unavailable));
-  const command = opts.confinement.command(file, args, { workDir: opts.workDir, cwd: opts.cwd, readOnly: opts.readOnly });
+  const command = withFileSizeLimit(opts.confinement.command(file, args, { workDir: opts.workDir, cwd: opts.cwd, readOnly: opts.readOnly }), opts.maxFileBytes);
   // HOME and TMPDIR inside the call's folder: the profiles, caches and temporary files of the tools
   // (LibreOffice, fontconfig, Ghostscript) stay in it, and go with it, whatever the confinement.
   const temporary = path.join(opts.cwd, '.tmp');
@@ -138,6 +141,16 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
       else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
     });
   });
+}
+
+/**
+ * The command run under a file size limit: `prlimit --fsize` sets RLIMIT_FSIZE and executes the
+ * confinement (same process, so its group is still the one killed), whose tool inherits it; the kernel
+ * refuses a write past it. Without prlimit (util-linux), the output bound's watch alone applies.
+ */
+function withFileSizeLimit(command: { file: string; args: string[] }, maxFileBytes: number | undefined): { file: string; args: string[] } {
+  const prlimit = maxFileBytes === undefined ? undefined : findExecutable('prlimit', process.env.PATH || '/usr/bin:/bin');
+  return prlimit ? { file: prlimit, args: [`--fsize=${maxFileBytes}`, '--', command.file, ...command.args] } : command;
 }
 
 /** Feeds `onLine` the whole lines of a stream's chunks. */

@@ -16,6 +16,7 @@ import { FAMILY_QUEUES, familyOf } from '../engines/families.js';
 import { EngineChoiceError, type EngineChoice, type EngineRegistry } from '../engines/registry.js';
 import { engineRegistry } from './engines.js';
 import { confinement } from '../engines/confine.js';
+import { OutputBound } from '../engines/output-bound.js';
 import { ToolError, withWorkDir, type ToolPlace } from '../engines/tool.js';
 import type { Logger } from '../log.js';
 import { isSandbox, type FileEntry } from '../tasks/model.js';
@@ -24,7 +25,7 @@ import type { EngineCall, EngineHandler, EngineResult, LocalFile } from '../engi
 import type { EngineUse, OperationDefinition } from './define.js';
 import { EngineFailure } from '../engines/errors.js';
 import { countBytes, within, type Progress } from '../tasks/progress.js';
-import { RunElsewhere, TaskFailure, type Implementation, type InputFile, type OperationContext } from './types.js';
+import { RunElsewhere, TaskFailure, taskPrefix, type Implementation, type InputFile, type OperationContext } from './types.js';
 
 export type { EngineCall, EngineHandler, EngineResult, LocalFile, Produced } from '../engines/call.js';
 
@@ -227,7 +228,9 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
     checkFamily(registry, op, payload, files.map((f) => override ?? formatOfFilename(f.filename) ?? null));
     checkInputBytes([...files, ...extras], ctx.config.ENGINE_MAX_INPUT_BYTES);
     await withWorkDir(ctx.config.ENGINE_TMP_DIR, async (dir) => {
-      const place: ToolPlace = { cwd: dir, workDir: dir, confinement: confinement(ctx.config), signal: ctx.signal };
+      // What the engine writes is bounded while it runs; past it, what the task stored already goes too.
+      const bound = new OutputBound(dir, ctx.config, ctx.signal, () => ctx.files.deletePrefix(taskPrefix(ctx.task.id)));
+      const place: ToolPlace = { cwd: dir, workDir: dir, confinement: confinement(ctx.config), signal: bound.signal, maxFileBytes: bound.maxFileBytes };
       const localExtras: LocalFile[] = [];
       for (const [i, extra] of extras.entries()) localExtras.push(await download(ctx, extra, dir, 1000 + i));
       for (const extra of localExtras) await checkLimits(extra, ctx, place);
@@ -273,7 +276,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           dir: callDir,
           ...(isSandbox(ctx.task) ? { offline: true as const } : {}),
           tool: { ...place, cwd: callDir },
-          signal: ctx.signal,
+          signal: bound.signal,
           config: ctx.config,
           log: ctx.log,
           progress: within(share, 0.1, 0.9),
@@ -283,7 +286,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
         await mkdir(path.join(callDir, 'out'), { recursive: true });
         let result: EngineResult;
         try {
-          result = await ctx.log.time('engine call', () => handler(call), { engine: choice.engine, engineVersion: choice.version, inputFormat: inputs[0]?.format ?? null });
+          result = await ctx.log.time('engine call', () => bound.during(() => handler(call)), { engine: choice.engine, engineVersion: choice.version, inputFormat: inputs[0]?.format ?? null });
         } catch (err) {
           // A cancelled or timed-out call fails for that reason, whatever the engine said on the way out.
           ctx.signal.throwIfAborted();
@@ -292,6 +295,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
         ctx.signal.throwIfAborted();
         share(0.9);
         const sizes = await Promise.all(result.files.map(async (file) => (await stat(file.path)).size));
+        await bound.beforeStoring(sizes);
         const outputBytes = Math.max(1, sizes.reduce((sum, n) => sum + n, 0));
         let stored = 0;
         for (const [i, file] of result.files.entries()) {

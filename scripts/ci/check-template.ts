@@ -23,7 +23,9 @@
  * - every function that runs tasks (a queue consumer `functions/tasks/<step>-step`) stops them
  *   (TASK_MAX_SECONDS) before its own Timeout;
  * - every function that processes files takes at most half its /tmp as input (ENGINE_MAX_INPUT_BYTES
- *   against EphemeralStorage), so an input leaves room for its output;
+ *   against EphemeralStorage), so an input leaves room for its output; and its inputs and what its
+ *   engine may write (TASK_MAX_OUTPUT_BYTES, which it must set) take at most three quarters of it
+ *   together, the rest for what the engine keeps outside the task's folder (Chromium's binary, caches);
  * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
  *   function's architecture, whatever machine packaged them.
  *
@@ -246,6 +248,13 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
     const storage = seconds(props.EphemeralStorage?.Size, 512) * MB;
     if (2 * Number(maxInput) > storage) {
       failures.push(`${fn}: ENGINE_MAX_INPUT_BYTES ${String(maxInput)} leaves no room for outputs in its ${storage / MB} MB of /tmp (at most half of it)`);
+    }
+    const maxOutput = props.Environment?.Variables?.TASK_MAX_OUTPUT_BYTES;
+    if (maxOutput === undefined) failures.push(`${fn}: processes files without TASK_MAX_OUTPUT_BYTES: what a task writes must fit its ${storage / MB} MB of /tmp`);
+    else if (4 * (Number(maxInput) + Number(maxOutput)) > 3 * storage) {
+      failures.push(
+        `${fn}: ENGINE_MAX_INPUT_BYTES ${String(maxInput)} and TASK_MAX_OUTPUT_BYTES ${String(maxOutput)} together pass three quarters of its ${storage / MB} MB of /tmp`,
+      );
     }
   }
 

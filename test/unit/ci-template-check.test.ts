@@ -240,9 +240,24 @@ describe('check-template', () => {
 
   it('fails a processing function whose input limit leaves no room in its /tmp for outputs', async () => {
     const t = goodTemplate();
-    t.Resources.WorkerFunction!.Properties.Environment = { Variables: { ENGINE_MAX_INPUT_BYTES: String(1024 * MB) } };
-    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: ENGINE_MAX_INPUT_BYTES 1073741824 leaves no room for outputs in its 512 MB/)]);
+    t.Resources.WorkerFunction!.Properties.Environment = { Variables: { ENGINE_MAX_INPUT_BYTES: String(1024 * MB), TASK_MAX_OUTPUT_BYTES: String(1024 * MB) } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([
+      expect.stringMatching(/^WorkerFunction: ENGINE_MAX_INPUT_BYTES 1073741824 leaves no room for outputs in its 512 MB/),
+      expect.stringMatching(/^WorkerFunction: ENGINE_MAX_INPUT_BYTES 1073741824 and TASK_MAX_OUTPUT_BYTES 1073741824 together pass three quarters of its 512 MB/),
+    ]);
     t.Resources.WorkerFunction!.Properties.EphemeralStorage = { Size: 4096 };
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('fails a processing function with no bound on what its tasks write, or with inputs and outputs that overfill its /tmp together', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkerFunction!.Properties.EphemeralStorage = { Size: 4096 };
+    t.Resources.WorkerFunction!.Properties.Environment = { Variables: { ENGINE_MAX_INPUT_BYTES: String(1024 * MB) } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: processes files without TASK_MAX_OUTPUT_BYTES/)]);
+    t.Resources.WorkerFunction!.Properties.Environment.Variables.TASK_MAX_OUTPUT_BYTES = String(2100 * MB);
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: .* together pass three quarters of its 4096 MB of \/tmp/)]);
+    // As packaging derives them: a quarter each.
+    t.Resources.WorkerFunction!.Properties.Environment.Variables.TASK_MAX_OUTPUT_BYTES = String(1024 * MB);
     expect((await checkTemplate(t, dir)).failures).toEqual([]);
   });
 
