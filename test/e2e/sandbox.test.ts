@@ -77,6 +77,7 @@ const convertJob = (png: Buffer, tag: string) =>
     tasks: {
       'import-it': { operation: 'import/base64', file: png.toString('base64'), filename: 'dot.png' },
       'convert-it': { operation: 'convert', input: 'import-it', output_format: 'jpg' },
+      'export-it': { operation: 'export/url', input: 'convert-it' },
     },
   });
 
@@ -108,6 +109,7 @@ describe('the sandbox through the cloudconvert SDK', () => {
     expect(imported.result?.files?.[0]).toMatchObject({ filename: 'dot.png', md5: md5(allowedPng) });
     const converted = await sandbox.tasks.wait(done.tasks.find((t) => t.name === 'convert-it')!.id);
     expect(converted).toMatchObject({ status: 'finished', credits: 0 });
+    expect(done.tasks.find((t) => t.name === 'export-it')).toMatchObject({ status: 'finished', credits: 0, result: { files: [{ filename: 'dot.jpg' }] } });
     expect((await sandbox.users.me()).credits).toBe(5);
 
     // No 402 in the sandbox: a balance of 0 still runs jobs.
@@ -132,6 +134,17 @@ describe('the sandbox through the cloudconvert SDK', () => {
     expect(done.tasks.find((t) => t.name === 'convert-it')).toMatchObject({ status: 'error', code: 'INPUT_TASK_FAILED' });
     expect((await sandbox.users.me()).credits).toBe(5);
   }, 120_000);
+
+  it('refuses work that makes or fetches its own content with 422 SANDBOX_OPERATION_NOT_ALLOWED naming the field', async () => {
+    const page = await sandbox.jobs.create({ tasks: { page: { operation: 'capture-website', url: 'https://example.com/', output_format: 'png' } } }).catch((e: unknown) => e);
+    expect(await refusal(page)).toMatchObject({ status: 422, body: { code: 'SANDBOX_OPERATION_NOT_ALLOWED', errors: { 'tasks.page.operation': [expect.stringContaining('sandbox')] } } });
+    const generated = await call('POST', '/sandbox/v2/jobs', sandboxKey, {
+      tasks: { gen: { operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', arguments: '-f lavfi -i testsrc -t 60 /output/free.mp4' } },
+    });
+    expect(generated).toMatchObject({ status: 422, body: { code: 'SANDBOX_OPERATION_NOT_ALLOWED', errors: { 'tasks.gen.arguments': [expect.any(String)] } } });
+    const stamp = await sandbox.tasks.create('watermark', { text: 'free' }).catch((e: unknown) => e);
+    expect(await refusal(stamp)).toMatchObject({ status: 422, body: { code: 'SANDBOX_OPERATION_NOT_ALLOWED', errors: { input: [expect.any(String)] } } });
+  });
 
   it('refuses an upload of a file not on the whitelist, and takes it once whitelisted', async () => {
     const refused = await sandbox.tasks.create('import/upload', {});
