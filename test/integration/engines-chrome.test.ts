@@ -257,7 +257,13 @@ describe('HTML to PDF with Chromium', () => {
   });
 
   it('renders a sandbox task\'s HTML file with no network: what it links to is not fetched, even from an allowed host', async () => {
-    const doc = (tag: string) => html(`<h1>Sandbox</h1><img src="${pages.origin}/box?${tag}"><iframe src="${other.origin}/frame?${tag}"></iframe>`);
+    // An image, a frame, a style sheet, a script and a fetch() from an inline script: none may reach the network.
+    const doc = (tag: string) =>
+      html(
+        `<h1>Sandbox</h1><img src="${pages.origin}/box?${tag}"><iframe src="${other.origin}/frame?${tag}"></iframe><script src="${other.origin}/script?${tag}"></script>` +
+          `<script>fetch('${pages.origin}/fetch?${tag}').catch(() => {})</script>`,
+        `<link rel="stylesheet" href="${pages.origin}/style?${tag}">`,
+      );
     const sandboxed = await h.run(
       { page: { operation: 'import/raw', file: doc('sandbox'), filename: 'page.html' }, pdf: { operation: 'convert', input: 'page', output_format: 'pdf' } },
       { sandbox: true },
