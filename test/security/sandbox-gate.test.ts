@@ -127,6 +127,13 @@ describe('command sources in the sandbox', () => {
     ));
   it('refuses an audio source filter through -lavfi, escaped with a backslash', () =>
     expectJobRefused({ in: importTask, gen: cmd(String.raw`-i /input/in/in.mp4 -lavfi "si\ne=f=440:d=3600" /output/o.wav`, 'in') }, 'tasks.gen.arguments'));
+  it('refuses a source filter behind labels and an instance name', () =>
+    expectJobRefused(
+      { in: importTask, gen: cmd(`-i /input/in/in.mp4 -filter_complex "[0:v]scale=2:2[o'];[x]nullsrc@n=s=4000x4000[t']" -map "[t']" /output/o.mp4`, 'in') },
+      'tasks.gen.arguments',
+    ));
+  it('refuses a generator spelled with quotes after another filter', () =>
+    expectJobRefused({ in: importTask, gen: cmd(`-i /input/in/in.mp4 -filter_complex "[0]scale=2:2 , 'l''ife'=s=4000x4000" /output/o.mp4`, 'in') }, 'tasks.gen.arguments'));
   it('refuses ffprobe on a lavfi source', () =>
     expectJobRefused({ gen: { ...cmd('-f lavfi mandelbrot'), command: 'ffprobe' } }, 'tasks.gen.arguments'));
   it('refuses a command with no input file at all', () =>
@@ -144,16 +151,17 @@ describe('what the sandbox still takes', () => {
           conv: { operation: 'convert', input: 'in', output_format: 'webm' },
           wm: { operation: 'watermark', input: ['in', 'logo'], image: 'logo' },
           cmd: { operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', input: 'in', arguments: '-i /input/in/in.mp4 -vf "scale=320:-2,pad=color=black:w=320:h=320" /output/small.mp4' },
+          text: { operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', input: 'in', arguments: `-i /input/in/in.mp4 -vf "drawtext=text='a,sine':x=1" /output/t.mp4` },
           merged: { operation: 'merge', input: ['logo', 'conv'], output_format: 'pdf' },
           zip: { operation: 'archive', input: ['in', 'logo'], output_format: 'zip' },
-          out: { operation: 'export/url', input: ['conv', 'wm', 'cmd', 'merged', 'zip'] },
+          out: { operation: 'export/url', input: ['conv', 'wm', 'cmd', 'text', 'merged', 'zip'] },
         },
       }),
       undefined,
       sandbox,
     );
     expect(job.sandbox).toBe(true);
-    expect(tasks).toHaveLength(8);
+    expect(tasks).toHaveLength(9);
   });
 });
 
