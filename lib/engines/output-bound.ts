@@ -4,7 +4,7 @@
  * - one file cannot grow past the bound: native tools run under RLIMIT_FSIZE (`prlimit --fsize`, set
  *   on the confinement's process and inherited by the tool), so the kernel refuses the write that
  *   would pass it (the tool gets SIGXFSZ or EFBIG and ends);
- * - the folder's total is measured every WATCH_MS while the engine runs; past the bound, the engine's
+ * - the folder's total is measured every WATCH_MS (or twice a walk's time) while the engine runs; past the bound, the engine's
  *   signal is aborted, which kills the tool's process group (runTool) and stops in-process engines
  *   where they look at it;
  * - after the call, the total is measured again and the files to store are counted (engines that
@@ -97,19 +97,22 @@ export class OutputBound {
   /** Runs an engine call, watching the work folder; past the bound (during or after it), fails with OUTPUT_TOO_LARGE. */
   async during<T>(work: () => Promise<T>): Promise<T> {
     let tripped: number | undefined;
-    let measuring = false;
-    const timer = setInterval(() => {
-      if (measuring || tripped !== undefined) return;
-      measuring = true;
-      void workFolderBytes(this.workDir, this.#inputAllowance)
-        .then((bytes) => {
-          if (bytes > this.maxBytes && tripped === undefined) {
-            tripped = bytes;
-            this.#controller.abort(this.failure(bytes));
-          }
-        })
-        .finally(() => (measuring = false));
-    }, WATCH_MS);
+    let timer: NodeJS.Timeout | undefined;
+    let watching = true;
+    // The next measure WATCH_MS after one ends, or twice as long as it took (a folder of thousands of
+    // frames is not walked back to back).
+    const measure = async () => {
+      const started = Date.now();
+      const bytes = await workFolderBytes(this.workDir, this.#inputAllowance);
+      if (!watching) return;
+      if (bytes > this.maxBytes) {
+        tripped = bytes;
+        this.#controller.abort(this.failure(bytes));
+        return;
+      }
+      timer = setTimeout(() => void measure(), Math.max(WATCH_MS, 2 * (Date.now() - started)));
+    };
+    timer = setTimeout(() => void measure(), WATCH_MS);
     let result: T;
     try {
       result = await work();
@@ -119,7 +122,8 @@ export class OutputBound {
       if (bytes > this.maxBytes) return this.#fail(bytes);
       throw err;
     } finally {
-      clearInterval(timer);
+      watching = false;
+      clearTimeout(timer);
     }
     const bytes = await workFolderBytes(this.workDir, this.#inputAllowance);
     if (bytes > this.maxBytes) return this.#fail(bytes);
