@@ -4,9 +4,9 @@
  * - one file cannot grow past the bound: native tools run under RLIMIT_FSIZE (`prlimit --fsize`, set
  *   on the confinement's process and inherited by the tool), so the kernel refuses the write that
  *   would pass it (the tool gets SIGXFSZ or EFBIG and ends);
- * - the folder's total is measured every WATCH_MS (or twice a walk's time) while the engine runs; past the bound, the engine's
- *   signal is aborted, which kills the tool's process group (runTool) and stops in-process engines
- *   where they look at it;
+ * - the folder's total is measured every WATCH_MS (or twice a walk's time) while the engine runs;
+ *   past the bound, the engine's signal is aborted, which kills the tool's process group (runTool)
+ *   and stops in-process engines where they look at it;
  * - after the call, the total is measured again and the files to store are counted (engines that
  *   write in-process, sharp, pdf-lib, Chromium, have no limit on their writes).
  * Any of them ends the task with OUTPUT_TOO_LARGE, naming the setting; the task's files already stored
