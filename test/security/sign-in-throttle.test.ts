@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Accounts } from '#lib/auth/accounts.js';
 import { hashPassword } from '#lib/auth/passwords.js';
 import { userKey } from '#lib/auth/users.js';
+import { OAuthClients } from '#lib/oauth/clients.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
 import type { StateStore } from '#lib/state/port.js';
@@ -43,6 +44,7 @@ const checks = { count: 0, inFlight: 0, most: 0 };
 describe('sign-in throttle, in-process', () => {
   let backend: Awaited<ReturnType<typeof startStateBackend>>;
   let page: Handler;
+  let authorize: Handler;
   let accounts: Accounts;
   let n = 0;
 
@@ -59,6 +61,7 @@ describe('sign-in throttle, in-process', () => {
       SIGN_IN_CONCURRENT_CHECKS: String(CONCURRENT_CHECKS),
     });
     page = ((await import('#functions/account/page.js')) as unknown as { handler: Handler }).handler;
+    authorize = ((await import('#functions/oauth/authorize.js')) as unknown as { handler: Handler }).handler;
     accounts = new Accounts(backend.store, { username: 'local', email: 'local@example.com', credits: 1_000_000 });
     const authenticate = Accounts.prototype.authenticate;
     vi.spyOn(Accounts.prototype, 'authenticate').mockImplementation(async function (this: Accounts, email: string, password: string) {
@@ -85,10 +88,10 @@ describe('sign-in throttle, in-process', () => {
     return user;
   }
 
-  async function send(req: Parameters<typeof httpEvent>[0], sourceIp: string) {
+  async function send(req: Parameters<typeof httpEvent>[0], sourceIp: string, handler = page) {
     const event = httpEvent(req);
     event.requestContext.http.sourceIp = sourceIp;
-    const res = await page(event, lambdaContext());
+    const res = await handler(event, lambdaContext());
     const headers = Object.fromEntries(Object.entries(res.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
     return { status: res.statusCode ?? 200, headers, text: res.body ?? '' };
   }
@@ -151,6 +154,27 @@ describe('sign-in throttle, in-process', () => {
       owner = await signIn(user.email, user.password, '192.0.2.99');
     }
     expect([owner.status, owner.headers.location]).toEqual([303, '/account']);
+  });
+
+  it('throttles the consent page\'s sign-in the same way: parallel wrong attempts, at most the free checks, the rest 429 with Retry-After', async () => {
+    const user = await account();
+    const client = (await new OAuthClients(backend.store).create({ name: 'App', redirectUris: ['http://localhost:7000/cb'], public: true })).client;
+    const query = new URLSearchParams({ response_type: 'code', client_id: client.id, redirect_uri: 'http://localhost:7000/cb', scope: 'user.read', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    reset();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const shown = await send({ path: '/oauth/authorize', query: query.toString() }, '203.0.113.20', authorize);
+        const cookie = (shown.headers['set-cookie'] ?? '').split(';')[0]!;
+        const hidden = Object.fromEntries([...shown.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
+        const body = new URLSearchParams({ ...hidden, decision: 'allow', scope_choice: 'user.read', email: user.email, password: 'wrong-password-2' }).toString();
+        return send({ method: 'POST', path: '/oauth/authorize', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body }, '203.0.113.20', authorize);
+      }),
+    );
+    expect(checks.count).toBeLessThanOrEqual(FREE_FAILURES);
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(checks.count);
+    const throttled = answers.filter((a) => a.status === 429);
+    expect(throttled.length + checks.count).toBe(12);
+    for (const t of throttled) expect(Number(t.headers['retry-after'])).toBeGreaterThan(0);
   });
 
   it('answers a wrong password with 401 and a right one after it without any wait', async () => {
