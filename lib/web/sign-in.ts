@@ -64,7 +64,7 @@ export async function signInWithPassword(
   if (!email || !password) return { ok: false, status: 400, message: 'Enter your e-mail address and password.' };
   const claim = await deps.throttle.claim(email, req.sourceIp);
   if (!claim.ok) {
-    const why = claim.running ? 'A sign-in to this account from your address is being checked.' : 'Too many wrong passwords for this account from your address.';
+    const why = claim.running ? 'A sign-in for this e-mail address from your network address is being checked.' : 'Too many wrong passwords for this e-mail address from your network address.';
     return { ok: false, status: 429, retryAfterSeconds: claim.retryAfterSeconds, message: `${why} Try again in ${seconds(claim.retryAfterSeconds)}.` };
   }
   const { attempt } = claim;
