@@ -279,8 +279,17 @@ const schema = z.object({
   OAUTH_REFRESH_TOKEN_SECONDS: z.coerce.number().int().positive().max(365 * 24 * 3600).default(30 * 24 * 3600),
   /** How long a browser stays signed in to the sign-in, consent and account pages, in seconds. */
   SESSION_SECONDS: z.coerce.number().int().positive().max(30 * 24 * 3600).default(12 * 3600),
-  /** Failed sign-ins allowed per e-mail address in a quarter of an hour; past it the form refuses until the quarter ends. */
-  SIGN_IN_MAX_FAILURES: z.coerce.number().int().positive().default(10),
+  /**
+   * Sign-in throttling (lib/auth/sign-in-throttle.ts), per account AND source address, never a lockout:
+   * the first SIGN_IN_FREE_FAILURES wrong passwords cost no wait; each further one makes that address
+   * wait for that account SIGN_IN_DELAY_SECONDS, doubled per failure up to SIGN_IN_MAX_DELAY_SECONDS.
+   * SIGN_IN_CONCURRENT_CHECKS: password checks (scrypt, 128 MiB and about a second each) one function
+   * instance runs at once; a sign-in beyond them is told at once to try again (429).
+   */
+  SIGN_IN_FREE_FAILURES: z.coerce.number().int().min(0).default(5),
+  SIGN_IN_DELAY_SECONDS: z.coerce.number().int().positive().default(1),
+  SIGN_IN_MAX_DELAY_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
+  SIGN_IN_CONCURRENT_CHECKS: z.coerce.number().int().positive().max(16).default(2),
 
   /**
    * Authentication of the Google-dialect APIs (label limits, migration assessment). `enforced` (the

@@ -45,7 +45,7 @@ async function act(req: HttpRequest): Promise<HttpResponse> {
   const action = form.get('action');
   if (action === 'sign-in') {
     const result = await signInWithPassword(deps, req, form);
-    if (!result.ok) return signInPage({ csrf: session.csrf, error: result.message, status: result.status });
+    if (!result.ok) return signInPage({ csrf: session.csrf, error: result.message, status: result.status, retryAfterSeconds: result.retryAfterSeconds });
     return seeOther('/account', { 'set-cookie': result.session.setCookie! });
   }
   if (action === 'sign-out') return seeOther('/account', { 'set-cookie': await deps.sessions.end(req) });

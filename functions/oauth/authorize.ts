@@ -56,7 +56,9 @@ async function decide(req: HttpRequest): Promise<HttpResponse> {
   let setCookie: string | undefined;
   if (!user) {
     const result = await signInWithPassword(deps, req, form);
-    if (!result.ok) return consentPage({ request, csrf: session.csrf, error: result.message, status: result.status });
+    if (!result.ok) {
+      return consentPage({ request, csrf: session.csrf, error: result.message, status: result.status, retryAfterSeconds: result.retryAfterSeconds });
+    }
     user = result.user;
     setCookie = result.session.setCookie;
   }

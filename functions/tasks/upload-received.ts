@@ -1,18 +1,22 @@
 /**
  * An upload arrived (S3 "Object Created" through EventBridge, locally the same event from the
  * platform): the import/upload task waiting for it finishes with the file, and its dependants start.
- * The form stores files under `uploads/<taskId>/<filename>`; the file moves to the task's own prefix.
+ * The form writes exactly one key, `uploads/<taskId>/file`, with the uploaded file's name as its
+ * metadata; the file moves to the task's own prefix under that name, made safe.
+ * One form, one object: S3 cannot refuse a second POST of a valid form, but it can only land on that
+ * same key, and anything that arrives for a task no longer waiting (a second upload, or one after the
+ * task ended) is deleted here; the finished file lives under the task's prefix and is never touched.
  * A sandbox task takes the file only when its MD5 is whitelisted (lib/sandbox); otherwise the task
  * ends with SANDBOX_FILE_NOT_ALLOWED and the upload is deleted.
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { Readable } from 'node:stream';
-import { safeFilename } from '#lib/files/names.js';
+import { decodeMimeWords, safeFilename } from '#lib/files/names.js';
 import { regionBucket, taskFiles } from '#lib/platform/files.js';
 import { rootLogger } from '#lib/platform/logger.js';
 import { sandboxFiles } from '#lib/platform/sandbox.js';
 import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
-import { outputKey, TaskFailure, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
+import { outputKey, TaskFailure, UPLOAD_FILENAME_METADATA, uploadKey, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
 import { isMd5, md5OfStream } from '#lib/sandbox/files.js';
 import { admitSandboxImport } from '#lib/sandbox/gate.js';
 import { isSandbox } from '#lib/tasks/model.js';
@@ -46,22 +50,33 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
     log.warn('object outside the upload prefix ignored');
     return;
   }
-  const { taskId, uploaded } = upload;
-  // The form's policy only fixes the key's start: what follows is the client's, so only a safe base
-  // name of it is kept (`uploads/<id>/../../x` on S3 is a literal key; here it is the file `x`).
-  const filename = safeFilename(uploaded);
+  const { taskId } = upload;
   const store = taskStore();
   const task = await store.getTask(taskId);
-  if (!task || !waitsForUpload(task)) {
-    log.info('upload for no waiting task ignored', { taskId, status: task?.status });
-    return;
-  }
   // The task's form sends the file to its region's bucket, where it stays; an object in another bucket is not its upload.
-  if (event.detail.bucket.name !== regionBucket(task.region).bucket) {
+  if (task && event.detail.bucket.name !== regionBucket(task.region).bucket) {
     log.warn('upload outside the task region bucket ignored', { taskId, bucket: event.detail.bucket.name, region: task.region });
     return;
   }
+  if (!task || !waitsForUpload(task)) {
+    // A second upload with the same form, or one after the task ended: not kept.
+    if (task) await taskFiles(task).deletePrefix(uploadPrefix(taskId));
+    log.info('upload for no waiting task deleted', { taskId, status: task?.status });
+    return;
+  }
+  if (key !== uploadKey(taskId)) {
+    // No form of ours signs another key (a form signed before forms had one key expires within the hour).
+    log.warn('upload at another key than the form\'s ignored', { taskId });
+    return;
+  }
   const files = taskFiles(task);
+  const head = await files.head(key);
+  if (!head) {
+    log.info('upload gone before it was taken', { taskId });
+    return;
+  }
+  // The form's metadata holds the client's file name (RFC 2047-encoded when not ASCII): only a safe base name of it is kept.
+  const filename = safeFilename(decodeMimeWords(head.metadata?.[UPLOAD_FILENAME_METADATA] ?? ''));
   const md5 = await uploadedMd5(event.detail.object.etag, () => files.get(key));
   if (isSandbox(task)) {
     try {

@@ -9,7 +9,7 @@ import type { ClientRecord } from '../oauth/clients.js';
 import { SCOPE_WORDS, shortScope } from '../oauth/scopes.js';
 import type { GrantRecord } from '../oauth/tokens.js';
 import type { Scope } from '../auth/scopes.js';
-import { html, Html, page } from '../web/html.js';
+import { html, Html, page, retryAfterHeader } from '../web/html.js';
 import { creditsView } from './credits.js';
 import type { UsageReport } from './usage.js';
 import { renderUsageChart } from './usage-chart.js';
@@ -18,14 +18,14 @@ const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
 const cookieHeader = (setCookie?: string) => (setCookie ? { 'set-cookie': setCookie } : undefined);
 
-export function signInPage(opts: { csrf: string; error?: string; status?: number; setCookie?: string }): HttpResponse {
+export function signInPage(opts: { csrf: string; error?: string; status?: number; retryAfterSeconds?: number; setCookie?: string }): HttpResponse {
   const body = html`<h1>Sign in to your account</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <form method="post" action="/account">${csrfField(opts.csrf)}<input type="hidden" name="action" value="sign-in">
 <label for="email">E-mail address</label><input type="email" id="email" name="email" autocomplete="username" required>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div></form>`;
-  return page({ title: 'Sign in', body, status: opts.status, headers: cookieHeader(opts.setCookie) });
+  return page({ title: 'Sign in', body, status: opts.status, headers: { ...cookieHeader(opts.setCookie), ...retryAfterHeader(opts.retryAfterSeconds) } });
 }
 
 /** The signed-in page: who, the sections, and sign-out. */

@@ -11,6 +11,7 @@ import { createGraphQLError, createSchema, createYoga, type GraphiQLOptions, typ
 import { createLogger, type Logger } from '../log.js';
 import type { StateStore } from '../state/port.js';
 import { useCostLimit, type ListSize } from '../graphql/cost.js';
+import { useIntrospectionDepthLimit } from '../graphql/introspection-depth.js';
 import { CSRF_HEADERS, useCsrfPrevention } from '../graphql/csrf.js';
 import { maskError, yogaLogger } from '../graphql/errors.js';
 import { offlineGraphiQL } from '../graphql/graphiql.js';
@@ -23,11 +24,14 @@ import { typeDefs } from './schema.js';
 
 /**
  * Limits on every operation. Depth is the one that matters most: `evolutions` and
- * `previousEvolutions` recurse. Introspection (GraphiQL's docs) is exempt from depth and cost.
+ * `previousEvolutions` recurse, and so does introspection, which has its own depth rule (a run of
+ * `ofType` counts once, lib/graphql/introspection-depth.ts) and counts against the cost limit.
  */
 export const GRAPHQL_LIMITS = {
-  /** Deepest selection: `creature { evolutions { attacks { special { name } } } }` is 5. */
+  /** Deepest selection: `creature { evolutions { attacks { special { name } } } }` is 5; GraphiQL's introspection 7. */
   maxDepth: 8,
+  /** Longest run of nested `ofType` in introspection: graphql-js 16's query asks 9, older clients 7. */
+  maxWrapperRun: 9,
   /**
    * Most fields a response may hold, estimated before execution (lib/graphql/cost.ts); about 1–2 MB of
    * JSON, well under Lambda's 6 MB response limit. Every field of all 150 creatures with every field of
@@ -186,7 +190,9 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     plugins: [
       useCsrfPrevention(),
       useCostLimit({ maxCost: GRAPHQL_LIMITS.maxCost, listSizes: creatureListSizes(catalog) }),
+      useIntrospectionDepthLimit({ maxDepth: GRAPHQL_LIMITS.maxDepth, maxWrapperRun: GRAPHQL_LIMITS.maxWrapperRun }),
       EnvelopArmorPlugin({
+        // Introspection's depth: useIntrospectionDepthLimit (armor would count each ofType of GraphiQL's query).
         maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ignoreIntrospection: true, ...reportAll },
         // Replaced by useCostLimit, which knows how long each list is.
         costLimit: { enabled: false },

@@ -129,3 +129,19 @@ export function numberedName(name: string, n: number): string {
   const suffix = `-${n}${ext}`;
   return cutBytes(stem, MAX_SEGMENT_BYTES - byteLength(suffix)) + suffix;
 }
+
+/**
+ * A header value with RFC 2047 encoded-words decoded (`=?UTF-8?B?…?=`, `=?UTF-8?Q?…?=`): how S3 answers
+ * user metadata that is not US-ASCII, such as an upload form's file name. Other charsets than UTF-8 and
+ * ASCII are read as Latin-1; malformed words stay as they are. The result is input: make it safe after.
+ */
+export function decodeMimeWords(value: string): string {
+  const word = /=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=/g;
+  // Whitespace between two encoded-words is not part of the text.
+  return value.replace(/(=\?[^?\s]+\?[BbQq]\?[^?\s]*\?=)\s+(?==\?)/g, '$1').replace(word, (whole, charset: string, how: string, text: string) => {
+    const bytes = how.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+    return /^(utf-?8|us-ascii)$/i.test(charset) ? bytes.toString('utf8') : bytes.toString('latin1');
+  });
+}

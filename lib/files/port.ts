@@ -8,6 +8,8 @@ export interface StoredFile {
   key: string;
   size: number;
   contentType?: string;
+  /** User metadata (`head` only), names lower-case, values as the store returns them. */
+  metadata?: Record<string, string>;
 }
 
 export interface PutOptions {
@@ -38,11 +40,12 @@ export interface FileStore {
   /** A time-limited GET (or HEAD) URL, optionally with a download file name. */
   signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean; method?: 'GET' | 'HEAD' }): Promise<string>;
   /**
-   * A signed browser form that uploads one file straight to storage. `key` may end in
-   * `${filename}`, which storage replaces with the uploaded file's name. The answer is 201, or a
-   * 303 to `redirect` when given.
+   * A signed browser form that uploads one file straight to storage, at exactly `key` (a form can
+   * write no other object; posted again, it replaces the one at `key`). With `filenameMetadata`, storage
+   * keeps the uploaded file's name as that user metadata (`head(key).metadata`). The answer is 201, or
+   * a 303 to `redirect` when given.
    */
-  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm>;
+  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string; filenameMetadata?: string }): Promise<UploadForm>;
 }
 
 /** The files store of a region (its bucket); `undefined`: the default store (FILES_BUCKET). */

@@ -99,7 +99,7 @@ export class S3FileStore implements FileStore {
   async head(key: string): Promise<StoredFile | undefined> {
     try {
       const out = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { key, size: out.ContentLength ?? 0, contentType: out.ContentType };
+      return { key, size: out.ContentLength ?? 0, contentType: out.ContentType, metadata: out.Metadata };
     } catch (err) {
       if (err instanceof NotFound || err instanceof NoSuchKey) return undefined;
       throw err;
@@ -221,21 +221,24 @@ export class S3FileStore implements FileStore {
     return getSignedUrl(this.s3, command, { expiresIn: opts.expiresInSeconds });
   }
 
-  async uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm> {
+  async uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string; filenameMetadata?: string }): Promise<UploadForm> {
     const outcome: Record<string, string> = opts.redirect
       ? { success_action_redirect: opts.redirect }
       : { success_action_status: '201' };
-    // The key the form may write: exactly `key`, or with `${filename}` anything that starts with what precedes it.
-    const dynamic = key.endsWith('${filename}') ? key.slice(0, -'${filename}'.length) : undefined;
+    // S3 replaces `${filename}` in any field with the uploaded file's name; the policy checks the field as sent.
+    const name: Record<string, string> = opts.filenameMetadata ? { [`x-amz-meta-${opts.filenameMetadata}`]: '${filename}' } : {};
     const { url, fields } = await createPresignedPost(this.s3, {
       Bucket: this.bucket,
       Key: key,
       Conditions: [
-        dynamic !== undefined ? ['starts-with', '$key', dynamic] : { key },
+        // Exactly this key: a form writes one object, never one per file name (a `starts-with` did).
+        { key },
         ['content-length-range', 0, opts.maxBytes],
         ...Object.entries(outcome).map(([k, v]) => ({ [k]: v })),
+        // Any name: whether S3 checks the field before or after the substitution, it is the client's file name.
+        ...Object.keys(name).map((k): ['starts-with', string, string] => ['starts-with', `$${k}`, '']),
       ],
-      Fields: outcome,
+      Fields: { ...outcome, ...name },
       Expires: opts.expiresInSeconds,
     });
     return { url, fields };

@@ -4,7 +4,9 @@
  * literal `first`. Here every field costs 1, an object field 1 plus its selection, and a field that
  * returns a list of objects multiplies that by the most items it can return: a number per field (from
  * the data) or a function of its arguments (`first`, which the resolver clamps; a variable counts as
- * the maximum). Aliases and fragments count for each use. Introspection is free.
+ * the maximum). Aliases and fragments count for each use. Introspection counts too (it is recursive):
+ * `__schema`'s types and directives by their number in the schema, the lists of a type, field or
+ * directive by their average length over the schema, rounded up (under `types`, the exact total).
  *
  * The estimate is checked while validating, so an operation over the limit never executes.
  */
@@ -61,6 +63,42 @@ function literal(value: ValueNode): number | string | boolean | null | undefined
   }
 }
 
+/** What introspection lists of a type: its fields (objects, interfaces, input objects), interfaces, enum values. */
+type Listing = { getFields?: () => Record<string, { args?: readonly unknown[] }>; getInterfaces?: () => readonly unknown[]; getValues?: () => readonly unknown[] };
+const isInput = (type: unknown) => tag(type) === '[object GraphQLInputObjectType]';
+const isAbstract = (type: unknown) => tag(type) === '[object GraphQLUnionType]' || tag(type) === '[object GraphQLInterfaceType]';
+
+/** Introspection's list fields and their sizes for this schema, computed once per schema. */
+const introspectionSizes = new WeakMap<GraphQLSchema, Record<string, number>>();
+function introspectionListSizes(schema: GraphQLSchema): Record<string, number> {
+  const known = introspectionSizes.get(schema);
+  if (known) return known;
+  const types = Object.values(schema.getTypeMap()) as Listing[];
+  const directives = schema.getDirectives();
+  const average = (counts: number[]) => Math.max(1, Math.ceil(counts.reduce((a, b) => a + b, 0) / Math.max(counts.length, 1)));
+  const fieldsOf = (t: Listing) => (isInput(t) ? [] : Object.values(t.getFields?.() ?? {}));
+  const sizes = {
+    '__Schema.types': types.length,
+    '__Schema.directives': directives.length,
+    '__Type.fields': average(types.map((t) => fieldsOf(t).length)),
+    '__Type.inputFields': average(types.map((t) => (isInput(t) ? Object.keys(t.getFields!()).length : 0))),
+    '__Type.interfaces': average(types.map((t) => t.getInterfaces?.().length ?? 0)),
+    '__Type.possibleTypes': average(types.map((t) => (isAbstract(t) ? schema.getPossibleTypes(t as never).length : 0))),
+    '__Type.enumValues': average(types.map((t) => t.getValues?.().length ?? 0)),
+    '__Field.args': average(types.flatMap((t) => fieldsOf(t).map((f) => f.args?.length ?? 0))),
+    '__Directive.args': average(directives.map((d) => d.args.length)),
+  };
+  introspectionSizes.set(schema, sizes);
+  return sizes;
+}
+
+/** The type a meta field selects, or undefined for `__typename` (a leaf) and ordinary fields. */
+function metaFieldType(schema: GraphQLSchema, name: string): GraphQLType | undefined {
+  if (name === '__schema') return schema.getType('__Schema') ?? undefined;
+  if (name === '__type') return schema.getType('__Type') ?? undefined;
+  return undefined;
+}
+
 export function operationCost(
   schema: GraphQLSchema,
   context: Pick<ValidationContext, 'getFragment'>,
@@ -73,9 +111,12 @@ export function operationCost(
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       const name = selection.name.value;
-      if (name.startsWith('__')) continue;
-      const field = parent.getFields()[name];
-      if (!field) continue; // unknown fields are another rule's error
+      const meta = metaFieldType(schema, name);
+      const field = meta ? { type: meta } : parent.getFields()[name];
+      if (!field) {
+        if (name === '__typename') cost += 1;
+        continue; // unknown fields are another rule's error
+      }
       const type = named(field.type);
       if (!isObjectType(type) || !selection.selectionSet) {
         cost += 1;
@@ -84,7 +125,8 @@ export function operationCost(
       const inner = 1 + operationCost(schema, context, selection.selectionSet, type, opts, fragmentsInUse);
       let size = 1;
       if (isList(nullable(field.type))) {
-        const rule = opts.listSizes[`${parent.name}.${name}`] ?? opts.defaultListSize ?? 10;
+        const key = `${parent.name}.${name}`;
+        const rule = opts.listSizes[key] ?? introspectionListSizes(schema)[key] ?? opts.defaultListSize ?? 10;
         const args = Object.fromEntries((selection.arguments ?? []).map((a) => [a.name.value, literal(a.value)]));
         size = typeof rule === 'number' ? rule : rule(args);
       }

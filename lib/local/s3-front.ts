@@ -7,7 +7,8 @@
  *   filename=my report.pdf` — lowercase, no spaces, unquoted filename with spaces) as text fields and stores
  *   utf-8-mangled bytes. Here the parts are parsed leniently and re-emitted as well-formed multipart;
  * - it stores `${filename}` in the key literally. Here every field's `${filename}` is replaced by the base
- *   name of the uploaded file, as S3 does;
+ *   name of the uploaded file, as S3 does, and user metadata that is not US-ASCII is stored RFC 2047-encoded,
+ *   as S3 answers it;
  * - it checks nothing of the POST policy. Here the policy is verified as S3 does (SigV4 or legacy V2
  *   signature, expiration, every condition, `content-length-range`, no unconditioned fields), with S3's
  *   XML errors and status codes;
@@ -708,6 +709,10 @@ const entityTooLarge = (proposed: number, max: number) =>
 /** A quoted-string for a re-emitted header parameter. */
 const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
 
+/** A header value as S3 answers non-ASCII user metadata: one RFC 2047 `B` encoded-word of its UTF-8. */
+export const encodeMimeWord = (value: string) =>
+  /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+
 /** The well-formed multipart body s3rver gets: fields (with `${filename}` substituted), then the spooled file. */
 function rebuildForm(form: SpooledForm): { boundary: string; length: number; body: () => AsyncGenerator<Buffer> } {
   const boundary = `----s3front${randomBytes(16).toString('hex')}`;
@@ -719,7 +724,10 @@ function rebuildForm(form: SpooledForm): { boundary: string; length: number; bod
     // The first of repeated fields is the one the policy was checked against (s3rver would keep the last).
     if (seen.has(name)) continue;
     seen.add(name);
-    const value = isExemptField(name) ? f.value : f.value.split('${filename}').join(base);
+    const substituted = isExemptField(name) ? f.value : f.value.split('${filename}').join(base);
+    // S3 keeps user metadata that is not US-ASCII and answers it RFC 2047-encoded (s3rver would store it
+    // as is and then fail to send it as a header): stored here as S3 answers it.
+    const value = name.startsWith('x-amz-meta-') ? encodeMimeWord(substituted) : substituted;
     const why = name === 'key' ? keyProblem(value) : undefined;
     if (why) {
       throw new S3PostError(400, 'InvalidArgument', `Object keys with ${why} are refused by this local S3 endpoint: its file-system backend would resolve them.`, {

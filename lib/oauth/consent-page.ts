@@ -7,7 +7,7 @@
 import type { Scope } from '../auth/scopes.js';
 import type { UserRecord } from '../auth/users.js';
 import type { HttpResponse } from '../http/types.js';
-import { html, page } from '../web/html.js';
+import { html, page, retryAfterHeader } from '../web/html.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { SCOPE_WORDS, shortScope } from './scopes.js';
 
@@ -18,6 +18,8 @@ export interface ConsentView {
   /** Shown above the form (a failed sign-in). */
   error?: string;
   status?: number;
+  /** A throttled sign-in's wait (429). */
+  retryAfterSeconds?: number;
   setCookie?: string;
 }
 
@@ -50,6 +52,6 @@ ${signIn}
     title: `Authorize ${name}`,
     body,
     status: view.status,
-    headers: view.setCookie ? { 'set-cookie': view.setCookie } : undefined,
+    headers: { ...(view.setCookie ? { 'set-cookie': view.setCookie } : {}), ...retryAfterHeader(view.retryAfterSeconds) },
   });
 }

@@ -7,7 +7,8 @@
  * - the token endpoint (RFC 6749 §4.1.3, §6): client authentication by HTTP Basic or form fields, the
  *   `authorization_code` grant (code looked up, consumed before anything else is checked, PKCE S256
  *   verified in constant time, `redirect_uri` compared), the `refresh_token` grant with rotation
- *   (`alwaysIssueNewRefreshToken`), scope narrowing on refresh, and §5.1/§5.2 answers
+ *   (`alwaysIssueNewRefreshToken`; the scope checked before the token is spent, `RefreshGrant`),
+ *   scope narrowing on refresh, and §5.1/§5.2 answers
  *   (`Cache-Control: no-store`, `invalid_request`, `invalid_client`, `invalid_grant`,
  *   `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`);
  * - issuing the code once the user approved (authorize handler: client and redirect URI checked again,
@@ -25,6 +26,7 @@
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
 import AuthorizationCodeGrantType from '@node-oauth/oauth2-server/lib/grant-types/authorization-code-grant-type.js';
+import RefreshTokenGrantType from '@node-oauth/oauth2-server/lib/grant-types/refresh-token-grant-type.js';
 import type { ClientRecord, OAuthClients } from './clients.js';
 import { subjectOf, type Subject, type TokenStore } from './tokens.js';
 
@@ -146,6 +148,21 @@ class CodeGrant extends AuthorizationCodeGrantType {
 }
 
 /**
+ * The library spends (rotates away) the refresh token before it checks the requested scope, so a
+ * request for a wider, unknown or malformed scope answered `invalid_scope` had already revoked the
+ * token, and its next use looked like a stolen token's reuse and ended the whole authorization. Here
+ * the scope is checked first: a refused request changes nothing.
+ */
+class RefreshGrant extends RefreshTokenGrantType {
+  override async handle(request: OAuth2Server.Request, client: OAuth2Server.Client): Promise<OAuth2Server.Token> {
+    const token = await this.getRefreshToken(request, client);
+    const scope = this.getScope(request, token);
+    await this.revokeToken(token);
+    return this.saveToken(token.user, client, scope);
+  }
+}
+
+/**
  * The library always offers the password and client_credentials grants; this server does not, so they
  * answer `unsupported_grant_type` (RFC 6749 §5.2) instead of the library's `unauthorized_client`.
  */
@@ -176,6 +193,7 @@ export class OAuthServer {
       requireClientAuthentication: { authorization_code: false, refresh_token: false },
       extendedGrantTypes: {
         authorization_code: CodeGrant as unknown as typeof OAuth2Server.AbstractGrantType,
+        refresh_token: RefreshGrant as unknown as typeof OAuth2Server.AbstractGrantType,
         ...Object.fromEntries(NOT_OFFERED.map((grant) => [grant, NotOffered as unknown as typeof OAuth2Server.AbstractGrantType])),
       },
     });

@@ -84,9 +84,15 @@ export class RunElsewhere extends Error {
 
 export const taskPrefix = (taskId: string) => `tasks/${taskId}/`;
 
-/** Where an import/upload form stores its file until the task takes it (`${filename}`: the uploaded file's name). */
+/**
+ * Where an import/upload form stores its file until the task takes it: one fixed key per task, so a
+ * form can only ever write one object (the uploaded file's name travels as the object's metadata,
+ * `UPLOAD_FILENAME_METADATA`).
+ */
 export const uploadPrefix = (taskId: string) => `uploads/${taskId}/`;
-export const uploadKey = (taskId: string) => `${uploadPrefix(taskId)}\${filename}`;
+export const uploadKey = (taskId: string) => `${uploadPrefix(taskId)}file`;
+/** The user metadata an upload form fills with the uploaded file's name (S3 substitutes `${filename}`). */
+export const UPLOAD_FILENAME_METADATA = 'filename';
 
 /** The task an object under the upload prefix was uploaded for, and what follows the task's prefix (the client's, unsafe). */
 export function uploadTaskOf(key: string): { taskId: string; uploaded: string } | undefined {

@@ -3,7 +3,7 @@
  * configuration on first use (as lib/platform/clients.ts does for the state store).
  */
 import { Accounts } from '../auth/accounts.js';
-import { RateLimiter } from '../auth/rate-limit.js';
+import { CheckSlots, SignInThrottle } from '../auth/sign-in-throttle.js';
 import { config } from '../config.js';
 import { OAuthClients } from '../oauth/clients.js';
 import { Sessions } from '../web/session.js';
@@ -20,10 +20,16 @@ export const accounts = once(() => {
 export const oauthClients = once(() => new OAuthClients(stateStore()));
 
 /** Browser sessions and sign-in of the consent and account pages. */
-export const signInDeps = once(
-  (): SignInDeps => ({
+export const signInDeps = once((): SignInDeps => {
+  const c = config();
+  return {
     accounts: accounts(),
-    sessions: new Sessions(stateStore(), config().SESSION_SECONDS),
-    failures: new RateLimiter(stateStore(), config().SIGN_IN_MAX_FAILURES, 15 * 60),
-  }),
-);
+    sessions: new Sessions(stateStore(), c.SESSION_SECONDS),
+    throttle: new SignInThrottle(stateStore(), {
+      freeFailures: c.SIGN_IN_FREE_FAILURES,
+      delaySeconds: c.SIGN_IN_DELAY_SECONDS,
+      maxDelaySeconds: c.SIGN_IN_MAX_DELAY_SECONDS,
+    }),
+    checks: new CheckSlots(c.SIGN_IN_CONCURRENT_CHECKS),
+  };
+});

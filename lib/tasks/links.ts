@@ -13,7 +13,7 @@
 import { filesOf, type FileStore, type RegionFiles } from '../files/port.js';
 import { downloadPath, type DownloadUrlSigner } from '../files/download-urls.js';
 import { operationDefinition } from '../operations/index.js';
-import { uploadKey } from '../operations/types.js';
+import { UPLOAD_FILENAME_METADATA, uploadKey } from '../operations/types.js';
 import { epochSeconds } from '../state/port.js';
 import type { TaskRecord } from './model.js';
 
@@ -74,6 +74,7 @@ export class TaskLinks {
         const form = await filesOf(this.deps, task).uploadForm(uploadKey(task.id), {
           expiresInSeconds: Math.min(this.deps.uploadFormSeconds, left),
           maxBytes: this.deps.maxUploadBytes,
+          filenameMetadata: UPLOAD_FILENAME_METADATA,
           ...(redirect ? { redirect } : {}),
         });
         forms.set(task.id, { url: form.url, parameters: form.fields });

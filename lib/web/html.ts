@@ -72,6 +72,9 @@ export function page(opts: { title: string; body: Html; status?: number; wide?: 
 }
 
 /** A page that only says what went wrong (never redirects anywhere). */
+/** `Retry-After` of a throttled sign-in (429), so that scripts wait as long as the page says. */
+export const retryAfterHeader = (seconds?: number): Record<string, string> => (seconds ? { 'retry-after': String(seconds) } : {});
+
 export const errorPage = (status: number, title: string, message: string): HttpResponse =>
   page({ status, title, body: html`<h1>${title}</h1><p class="error">${message}</p>` });
 

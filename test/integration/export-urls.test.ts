@@ -362,7 +362,7 @@ describe('upload forms', () => {
 
     const first = (await shown(id)).task.result.form!;
     expect(first.url).toBe(`${files.endpoint}/${files.bucket}`);
-    expect(first.parameters.key).toBe(`uploads/${id}/\${filename}`);
+    expect(first.parameters.key).toBe(`uploads/${id}/file`);
     // Signed with the showing function's credentials, valid for 30 minutes (the setting above).
     expect(first.parameters['X-Amz-Credential']).toMatch(/^S3RVER\//);
     const expiration = Date.parse(policyOf(first).expiration);

@@ -77,7 +77,7 @@ describe('notification', () => {
     expect(JSON.parse(created[0]!.body!)).toMatchObject({ event: 'job.created', job: { id: job.id, links: { self: `http://api.test/v2/jobs/${job.id}` } } });
     expect(JSON.parse(created[1]!.body!)).toMatchObject({ event: 'task.created', task: { id: tasks[0]!.id, name: 'up' } });
     // The waiting upload task's form is signed for the message, as for any answer.
-    expect(JSON.parse(created[1]!.body!).task.result.form.parameters).toMatchObject({ key: `uploads/${tasks[0]!.id}/\${filename}` });
+    expect(JSON.parse(created[1]!.body!).task.result.form.parameters).toMatchObject({ key: `uploads/${tasks[0]!.id}/file` });
 
     await service.cancel(tasks[0]!);
     const ended = queue.take('webhooks').map((s) => s.message as WebhookMessage);
