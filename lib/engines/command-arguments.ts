@@ -327,6 +327,8 @@ function parseFfmpeg(words: readonly string[], inputs: readonly string[], comman
     } else checkOptionValue(word, rule.value, value);
     out.push({ kind: 'text', value });
   }
+  // A -f after the last file: ffmpeg ignores it, ffprobe would apply it to the input named before it.
+  if (format !== undefined) throw refused(format, '-f comes before the file it describes.');
   return out;
 }
 

@@ -149,6 +149,9 @@ describe('command arguments: what reaches files', () => {
     expect(refusal('-o report.json /input/import-1/a.mp4', 'ffprobe').field).toBe('arguments');
     expect(refusal('-f lavfi movie=x.mp4', 'ffprobe').field).toBe('arguments');
     expect(refusal('-v error /etc/passwd', 'ffprobe').field).toBe('arguments');
+    // -f after the input would make ffprobe read the task file's path as a filtergraph.
+    expect(refusal('/input/import-1/a.mp4 -f lavfi', 'ffprobe').field).toBe('arguments');
+    expect(refusal('/input/import-1/a.mp4 /input/import-1/a.mp4', 'ffprobe').field).toBe('arguments');
   });
 
   it('refuses ImageMagick and GraphicsMagick tricks: @files, pipes, coders, scripts', () => {
