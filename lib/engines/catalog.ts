@@ -93,7 +93,7 @@ function confined(settings: EngineConfig, found: Installation, engine?: { follow
 function withArguments(settings: EngineConfig, found: Installation): Installation {
   if (!found.versions.length) return found;
   const refused = confinement(settings).argumentsRefused;
-  return refused ? { ...found, withheld: { arguments: `command ${refused}` } } : { ...found, features: [...(found.features ?? []), 'arguments'] };
+  return refused ? { ...found, withheld: { arguments: refused } } : { ...found, features: [...(found.features ?? []), 'arguments'] };
 }
 
 export const ENGINES: readonly EngineDescriptor[] = [

@@ -110,7 +110,7 @@ export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineR
   const p = call.payload;
   // Discovery does not offer `command` without full confinement (catalog.ts); a task routed here anyway stops.
   const refusedHere = call.tool.confinement.argumentsRefused;
-  if (refusedHere) throw new EngineFailure('ENGINE_UNAVAILABLE', `command ${refusedHere}.`);
+  if (refusedHere) throw new EngineFailure('ENGINE_UNAVAILABLE', `${refusedHere}.`);
   const names = [...new Set(call.inputs.flatMap((f) => [f.taskId, ...(f.taskName ? [f.taskName] : [])]))];
   const words = validateCommand(p, names);
   const tool = executable(call);

@@ -150,8 +150,8 @@ function tryRun(executable: string | undefined, name: string, setting: string, i
 /** Why user-written arguments do not run at this level (they run under bwrap, or where the platform isolates the tool). */
 function argumentsRefusedAt(level: ConfinementLevel): string | undefined {
   if (level === 'bwrap' || level === 'platform') return undefined;
-  const reach = level === 'unshare' ? 'engines here can read every file your user can' : 'engines here run with your network and files';
-  return `it runs tools with the user's own arguments only fully confined, and ${reach} (ENGINE_CONFINEMENT found ${level}); install bubblewrap (apt-get install bubblewrap), or set ENGINE_CONFINEMENT=platform where the deployment isolates each engine`;
+  const reach = level === 'unshare' ? 'here engines can read every file your user can' : 'here engines run with your network and files';
+  return `the command operation runs only fully confined (it hands the user's own arguments to the tool), and ${reach} (confinement ${level}); install bubblewrap (apt-get install bubblewrap), or set ENGINE_CONFINEMENT=platform where the deployment isolates each engine`;
 }
 
 function make(setting: ConfinementSetting, level: ConfinementLevel, extra: { unavailable?: string; linkFollowersRefused?: string; bwrap?: string; unshare?: string }): Confinement {

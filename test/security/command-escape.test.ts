@@ -21,6 +21,7 @@ import { CommandArgumentError, runCommand, validateCommand, type CommandArgs } f
 import { confinement } from '#lib/engines/confine.js';
 import { engineBannerLines } from '#lib/local/engine-setup.js';
 import { newEngineRegistry } from '#lib/operations/engines.js';
+import { command as commandOperation } from '#lib/operations/command/operation.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { engine, requires } from '../support/requires.js';
@@ -137,6 +138,10 @@ describe('command escape variants: refused at task creation', () => {
     // CommandArgumentError is what the error middleware answers with 422 and errors.arguments.
     expect(() => validateCommand({ engine: 'ffmpeg', command, arguments: args }, INPUTS)).toThrow(CommandArgumentError);
     expect(() => validateCommand({ engine: 'ffmpeg', command, arguments: args }, INPUTS)).toThrow(expect.objectContaining({ field: 'arguments' }));
+    // The operation's schema (task creation) turns it into its one issue, on `arguments`.
+    const parsed = commandOperation.schema.safeParse({ engine: 'ffmpeg', command, arguments: args, input: INPUTS });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['arguments']);
   });
 });
 
@@ -159,7 +164,7 @@ media.describe('command is offered only where the tool runs fully confined, or t
     expect(r.rows().some((row) => row.operation === 'convert' && row.engine === 'ffmpeg')).toBe(true);
     const problems = r.check('command', { engine: 'ffmpeg' });
     expect(problems).toEqual([{ field: 'engine', message: expect.stringMatching(/^command is not offered on this installation: .*apt-get install bubblewrap/) }]);
-    expect(engineBannerLines(r).join('\n')).toMatch(/not offered with ffmpeg: command .*apt-get install bubblewrap.*ENGINE_CONFINEMENT=platform/);
+    expect(engineBannerLines(r).join('\n')).toMatch(/not offered with ffmpeg: the command operation runs only fully confined .*apt-get install bubblewrap.*ENGINE_CONFINEMENT=platform/);
   });
 
   it.each([
