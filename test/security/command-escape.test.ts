@@ -67,6 +67,10 @@ const VARIANTS: Array<[string, 'ffmpeg' | 'ffprobe', string]> = [
   ['psnr stats_file= given plainly', 'ffmpeg', `${IN} ${IN} -lavfi "psnr=stats_file=${quoted(rel)}" -f null /output/n`],
   ['subtitles behind quotes', 'ffmpeg', `${IN} -vf "sub''titles=${quoted(rel)}" -t 1 /output/v.mp4`],
   ['sendcmd reading commands behind quotes', 'ffmpeg', `${IN} -vf "se''ndcmd=f=${quoted(rel)},null" -t 1 /output/v.mp4`],
+  ['paletteuse debug_kdtree= (writes a file) behind quotes', 'ffmpeg', `${IN} -t 1 -filter_complex "[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse=debug_kd''tree=${quoted(rel)}" /output/a.gif`],
+  ['a value without a key after a keyed one (FFmpeg gives it to fontfile)', 'ffmpeg', `${IN} -vf "drawtext=text=x:${quoted(rel)}" -frames:v 1 /output/t.png`],
+  ['drawtext font= as a fontconfig pattern naming a file', 'ffmpeg', `${IN} -vf "drawtext=text=x:font='Sans\\:file=${quoted(rel)}'" -frames:v 1 /output/t.png`],
+  ['lut3d given its file positionally, behind quotes', 'ffmpeg', `${IN} -vf "lut''3d=${quoted(rel)}" -t 1 /output/v.mp4`],
   // Options that name files.
   ['-filter_script:v', 'ffmpeg', `${IN} -filter_script:v ${rel} /output/v.mp4`],
   ['-report', 'ffmpeg', `-report ${IN} /output/v.mp4`],
@@ -87,6 +91,8 @@ const VARIANTS: Array<[string, 'ffmpeg' | 'ffprobe', string]> = [
   ['image2 with a glob pattern', 'ffmpeg', `-pattern_type glob -i '/input/import-1/*.mp4' /output/v.mp4`],
   ['the tee muxer', 'ffmpeg', `${IN} -f tee -map 0 "[f=mp4]/output/v.mp4|[f=u8]${rel}"`],
   ['segment with a list file', 'ffmpeg', `${IN} -f segment -segment_list ${rel} /output/s%d.mp4`],
+  ['-f sdp (an input naming streams elsewhere)', 'ffmpeg', `-f sdp -i /input/import-1/clip.mp4 /output/v.mp4`],
+  ['-f lavfi with -graph_file', 'ffmpeg', `-f lavfi -graph_file ${rel} -i x /output/v.mp4`],
   // Devices.
   ['-f v4l2', 'ffmpeg', `-f v4l2 -i /input/import-1/clip.mp4 /output/v.mp4`],
   ['-f x11grab', 'ffmpeg', `-f x11grab -i :0 /output/v.mp4`],
