@@ -312,5 +312,7 @@ export const MAGICK_OPTIONS: Readonly<Record<string, number>> = {
   sharpen: 1,
   blur: 1,
 };
+/** The tools `gm` and `magick` may be asked to be (their first word). */
+export const MAGICK_TOOLS: ReadonlySet<string> = new Set(['convert', 'identify', 'composite']);
 /** Pattern generators a magick word may start with (`xc:white`). */
 export const MAGICK_CODERS: ReadonlySet<string> = new Set(['xc', 'canvas', 'gradient', 'radial-gradient']);

@@ -18,6 +18,7 @@ import {
   INPUT_FORMATS,
   MAGICK_CODERS,
   MAGICK_OPTIONS,
+  MAGICK_TOOLS,
   OUTPUT_EXTENSIONS,
   OUTPUT_FORMATS,
   type ValueKind,
@@ -120,7 +121,7 @@ export function splitArguments(text: string): string[] {
   return words;
 }
 
-/** FFmpeg's protocols (and a few more URL schemes): a value that starts with one is refused. */
+/** FFmpeg's protocols (and a few more URL schemes): a value naming one (`file:`, `subfile,`, `crypto+`) is refused. */
 const PROTOCOLS = new Set(
   (
     'async bluray cache concat concatf crypto data fd ffrtmpcrypt ffrtmphttp file ftp gopher gophers hls http httpproxy https icecast ' +
@@ -368,9 +369,6 @@ function parseMagick(words: readonly string[], inputs: readonly string[], comman
   }
   return out;
 }
-
-/** The tools `gm` and `magick` may be asked to be. */
-const MAGICK_TOOLS = new Set(['convert', 'identify', 'composite']);
 
 /**
  * The arguments of a command, checked, with `/input/<task>/<file>` and `/output/<file>` recognised.
