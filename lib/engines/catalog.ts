@@ -28,6 +28,8 @@ export interface Installation {
   features?: string[];
   /** Why it is not available, for operators (names the setting to change). */
   missing?: string;
+  /** Optional parts held back here, with why and how to fix it (`arguments`: the `command` operation). */
+  withheld?: Readonly<Record<string, string>>;
 }
 
 export interface EngineDescriptor {
@@ -84,6 +86,16 @@ function confined(settings: EngineConfig, found: Installation, engine?: { follow
   return found;
 }
 
+/**
+ * FFmpeg with the `arguments` part (the `command` operation, whose arguments are the user's) only
+ * where confinement makes an escape worthless: bubblewrap, or the platform's isolation.
+ */
+function withArguments(settings: EngineConfig, found: Installation): Installation {
+  if (!found.versions.length) return found;
+  const refused = confinement(settings).argumentsRefused;
+  return refused ? { ...found, withheld: { arguments: refused } } : { ...found, features: [...(found.features ?? []), 'arguments'] };
+}
+
 export const ENGINES: readonly EngineDescriptor[] = [
   {
     name: 'sharp',
@@ -122,14 +134,14 @@ export const ENGINES: readonly EngineDescriptor[] = [
       if (system.versions.length) {
         const ffprobe = ffprobeExecutable(settings);
         if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
-        return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
+        return withArguments(settings, confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] }));
       }
       const shipped = settings.SHIPPED_ENGINES ? shippedFfmpeg() : undefined;
       if (!shipped) return { versions: [], missing: `${system.missing ?? 'ffmpeg was not found'} (the static build of @ffmpeg-installer is not installed for ${process.platform}-${process.arch})` };
       if (!ffprobeExecutable(settings)) {
         return { versions: [], missing: `${settings.FFPROBE_PATH} was not found and @ffprobe-installer is not installed; install ffprobe or set FFPROBE_PATH` };
       }
-      return confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] });
+      return withArguments(settings, confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] }));
     },
   },
   {

@@ -1,10 +1,29 @@
 /**
  * The `command` operation's arguments, checked without running anything (task creation refuses bad
  * ones at once with `validateCommand`; the engine checks them again before its run, lib/engines/command.ts):
- * the words split as a shell would split them, without a shell, and every word that could reach
- * anything but the task's own files refused. See command.ts for what is refused and why.
+ * the words split as a shell would split them, without a shell, then read as the tool reads them
+ * (FFmpeg's options with their arities and stream specifiers, its filtergraphs unescaped at both levels,
+ * command-graph.ts) and accepted only when every option, format, codec, filter and filter key is in the
+ * allowlist (command-allowlist.ts) and every file is the task's own. See command.ts.
  */
 import { isSafeFilename } from '../files/names.js';
+import {
+  CODEC_PATTERN,
+  CODECS,
+  FFMPEG_OPTIONS,
+  FFPROBE_OPTIONS,
+  FFPROBE_WRITERS,
+  FILTER_COMMON_KEYS,
+  FILTERS,
+  INPUT_FORMATS,
+  MAGICK_CODERS,
+  MAGICK_OPTIONS,
+  MAGICK_TOOLS,
+  OUTPUT_EXTENSIONS,
+  OUTPUT_FORMATS,
+  type ValueKind,
+} from './command-allowlist.js';
+import { GraphError, parseFilterOptions, parseGraph } from './command-graph.js';
 
 /** The commands of each engine, as the API names them. */
 export const COMMANDS = {
@@ -102,7 +121,7 @@ export function splitArguments(text: string): string[] {
   return words;
 }
 
-/** FFmpeg's protocols (and a few more URL schemes), refused wherever they start a name. */
+/** FFmpeg's protocols (and a few more URL schemes): a value naming one (`file:`, `subfile,`, `crypto+`) is refused. */
 const PROTOCOLS = new Set(
   (
     'async bluray cache concat concatf crypto data fd ffrtmpcrypt ffrtmphttp file ftp gopher gophers hls http httpproxy https icecast ' +
@@ -113,84 +132,8 @@ const PROTOCOLS = new Set(
 /** A name followed by `:` or `,` (`subfile,,start,…`) or `+` (`crypto+file:`), at the start of a word or after a non-name character. */
 const SCHEME = /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)(?=[:,+])/g;
 
-/** FFmpeg and ffprobe options refused by name (stream specifiers and leading dashes aside). */
-const FFMPEG_REFUSED_OPTIONS = new Set([
-  // read their value (a file name) or write to it
-  'filter_script',
-  'filter_complex_script',
-  'attach',
-  'dump_attachment',
-  'report',
-  'vstats',
-  'vstats_file',
-  'passlogfile',
-  'progress',
-  'sdp_file',
-  'stats_enc_pre',
-  'stats_enc_post',
-  'stats_mux_pre',
-  'print_graphs_file',
-  'o',
-  // devices and hardware
-  'init_hw_device',
-  'filter_hw_device',
-  'hwaccel_device',
-  'qsv_device',
-  'vaapi_device',
-  // what may be opened, and the network
-  'enable_drefs', // QuickTime data references: tracks whose samples are in other files
-  'use_absolute_path', // … named by absolute path
-  'protocol_whitelist',
-  'protocol_blacklist',
-  'safe',
-  'allowed_extensions',
-  'allowed_segment_extensions',
-  'extension_picky',
-  'listen',
-  'http_proxy',
-  'cookies',
-  'headers',
-  'user_agent',
-  'method',
-]);
-
-/** Formats (`-f`) that follow references in a file, or are devices. */
-const FFMPEG_REFUSED_FORMATS = new Set(
-  (
-    'concat hls applehttp dash imf webm_dash_manifest sdp rtp rtsp rtp_mpegts tee fifo fifo_test avisynth vapoursynth alsa pulse oss jack ' +
-    'sndio openal v4l2 video4linux2 x11grab xcbgrab fbdev kmsgrab decklink libcdio iec61883 dv1394 libdc1394 caca sdl sdl2 opengl xv ' +
-    'android_camera dshow avfoundation gdigrab vfwcap lavfi_file'
-  ).split(' '),
-);
-
-/** Filters that open files, load plugins, listen on the network or write files of their own. */
-const FFMPEG_REFUSED_FILTERS = new Set(
-  (
-    'movie amovie subtitles ass frei0r frei0r_src ladspa lv2 sendcmd asendcmd zmq azmq lut3d removelogo cover_rect find_rect ' +
-    'vidstabdetect vidstabtransform libvmaf signature dnn_processing dnn_detect dnn_classify sr derain arnndn sofalizer lensfun ocr ' +
-    'libplacebo coreimage coreimagesrc qrencode qrencodesrc vapoursynth'
-  ).split(' '),
-);
-/** Filter options that name a file. */
-const FFMPEG_REFUSED_KEYS = new Set(
-  'filename textfile fontfile file stats_file log_path model_path model shader_path sofa datapath object result input dumpfile'.split(' '),
-);
-/** The options whose value is a filter graph. */
-const FILTER_OPTIONS = new Set(['vf', 'af', 'filter', 'filter_complex', 'lavfi']);
-/** Names in a filter graph (or any word): a filter, or an option key before `=`. */
-const GRAPH_NAME = /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\s*(?=$|[=,;[\]@'"\s:])/g;
-const GRAPH_KEY = /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\s*=/g;
-
-/** ImageMagick and GraphicsMagick: options refused, and the coders (`xc:white`) allowed. */
-const MAGICK_REFUSED_OPTIONS = new Set(['script', 'process', 'remote', 'display', 'window', 'authenticate', 'debug', 'log', 'limit', 'define', 'set']);
-const MAGICK_CODERS = new Set('xc canvas gradient radial-gradient pattern plasma rose logo wizard granite netscape label caption null hald'.split(' '));
-/** GraphicsMagick's sub-commands allowed (not `batch`, `conjure`, `mogrify`, or the X ones). */
-const GM_SUBCOMMANDS = new Set(['convert', 'identify', 'composite', 'montage', 'compare']);
-/** ImageMagick 7's `magick` tools allowed as its first word. */
-const MAGICK_TOOLS = new Set(['convert', 'identify', 'composite', 'montage', 'compare']);
-
-const refused = (word: string, why: string) =>
-  new CommandArgumentError('arguments', `The argument ${JSON.stringify(word.length > 80 ? `${word.slice(0, 80)}…` : word)} is refused: ${why}`);
+const shown = (word: string) => JSON.stringify(word.length > 80 ? `${word.slice(0, 80)}…` : word);
+const refused = (word: string, why: string) => new CommandArgumentError('arguments', `The argument ${shown(word)} is refused: ${why}`);
 
 /** The word as a reference to the task's files, or undefined when it is not one. Throws when it looks like one but is not allowed. */
 function reference(word: string, inputs: readonly string[]): CommandWord | undefined {
@@ -226,24 +169,16 @@ function holdsUrl(word: string): boolean {
   return false;
 }
 
-/** What no argument may hold, whatever the tool: paths outside the task, parent folders, URLs, protocols. */
-function checkWord(word: string): void {
-  if (word === '-') throw refused(word, 'standard input and output are not available; name a file in /input/ or /output/.');
-  if (holdsUrl(word)) throw refused(word, 'URLs are not opened here; import the file with an import task.');
-  // A slash that starts a path: at the start, or after anything but a name, a number or a closing bracket (`iw/2` is a division).
-  if (/(?:^|[^\w.)\]%-])\//.test(word) || word.includes('\\/')) throw refused(word, 'paths other than /input/<task>/<file> and /output/<file> are not reachable.');
-  if (/(?:^|[/\\=:,'"])\.\.(?:$|[/\\:,'"])/.test(word)) throw refused(word, 'parent folders (..) are not reachable.');
-  for (const m of word.matchAll(SCHEME)) {
+/**
+ * A free value (a metadata value, a filter's text or expression), as the tool will see it: refused
+ * when it names a path, a URL or a protocol. `iw/2` is a division; `/x`, `a /x`, `../x` and `x/..` are paths.
+ */
+function checkValue(value: string, word = value): void {
+  if (holdsUrl(value)) throw refused(word, 'URLs are not opened here; import the file with an import task.');
+  if (/(?:^|[\s'"=:,;|([{])\//.test(value) || value.includes('\\/')) throw refused(word, 'paths other than /input/<task>/<file> and /output/<file> are not reachable.');
+  if (/(?:^|[/\\\s'"=:,;|])\.\.(?:$|[/\\\s'"=:,;|])/.test(value)) throw refused(word, 'parent folders (..) are not reachable.');
+  for (const m of value.matchAll(SCHEME)) {
     if (PROTOCOLS.has(m[1]!.toLowerCase())) throw refused(word, `the ${m[1]} protocol is not available; only the task's files are.`);
-  }
-}
-
-function checkGraph(word: string): void {
-  for (const m of word.matchAll(GRAPH_NAME)) {
-    if (FFMPEG_REFUSED_FILTERS.has(m[1]!.toLowerCase())) throw refused(word, `the ${m[1]} filter opens files, loads plugins or listens, and is not available.`);
-  }
-  for (const m of word.matchAll(GRAPH_KEY)) {
-    if (FFMPEG_REFUSED_KEYS.has(m[1]!.toLowerCase())) throw refused(word, `filter options that name files (${m[1]}=) are not available.`);
   }
 }
 
@@ -256,55 +191,199 @@ export function familyOf(command: string): Family {
   return command === 'ffmpeg' || command === 'ffprobe' ? 'ffmpeg' : 'magick';
 }
 
+/** A filtergraph (an option's value, or a lavfi input), checked filter by filter, key by key, on what FFmpeg will see. */
+function checkGraph(word: string): void {
+  let filters;
+  try {
+    filters = parseGraph(word);
+  } catch (err) {
+    if (err instanceof GraphError) throw refused(word, `the filtergraph is not read unambiguously here: ${err.message}.`);
+    throw err;
+  }
+  for (const filter of filters) {
+    const rule = Object.hasOwn(FILTERS, filter.name) ? FILTERS[filter.name]! : undefined;
+    if (!rule) throw refused(word, `the filter ${shown(filter.name)} is not available (filters: see the README, "command").`);
+    for (const label of filter.labels) if (!/^[A-Za-z0-9_:.]{1,64}$/.test(label)) throw refused(word, `the link label ${shown(label)} is not a name or a stream.`);
+    if (filter.args === undefined) continue;
+    let options;
+    try {
+      options = parseFilterOptions(filter.args);
+    } catch (err) {
+      if (err instanceof GraphError) throw refused(word, `the options of ${filter.name} are not read unambiguously here: ${err.message}.`);
+      throw err;
+    }
+    const slots = rule.slots ?? [];
+    for (const option of options) {
+      if ('slot' in option) {
+        if (option.slot >= slots.length) throw refused(word, `${filter.name} takes at most ${slots.length} values without a key here; name the others (key=value).`);
+      } else {
+        const allowed = slots.some((s) => s.split('|').includes(option.key)) || rule.keys?.includes(option.key) || FILTER_COMMON_KEYS.includes(option.key);
+        if (!allowed) throw refused(word, `${filter.name}'s option ${shown(option.key)} is not available.`);
+      }
+      checkValue(option.value, word);
+    }
+  }
+}
+
+/** Values of options, by kind (command-allowlist.ts). */
+const VALUE_PATTERNS: Partial<Record<ValueKind, RegExp>> = {
+  int: /^-?\d{1,10}$/,
+  number: /^-?\d{1,12}(?:\.\d{1,6})?[kKMG]?$/,
+  time: /^-?(?:\d{1,6}:){0,2}\d{1,9}(?:\.\d{1,9})?(?:s|ms|us)?$/,
+  size: /^(?:\d{1,5}x\d{1,5}|[a-z0-9]{2,12})$/,
+  rate: /^(?:\d{1,6}(?:\.\d{1,6})?(?:\/\d{1,6}(?:\.\d{1,6})?)?|[a-z]{2,12})$/,
+  aspect: /^\d{1,6}(?:\.\d{1,6})?(?:[:/]\d{1,6}(?:\.\d{1,6})?)?$/,
+  name: /^[A-Za-z0-9_.+-]{1,64}$/,
+  map: /^(?:-?\d{1,3}(?::[A-Za-z0-9_.#-]{1,32}){0,4}\??|\[[A-Za-z0-9_:.]{1,64}\])$/,
+  map_metadata: /^(?:-1|\d{1,3}(?::[gscp](?::[A-Za-z0-9]{1,16}){0,2})?)$/,
+  metadata: /^[A-Za-z0-9_.-]{1,64}=/s,
+  flags: /^[+-]?[a-z_]{1,32}(?:[+-][a-z_]{1,32}){0,16}$/,
+  threads: /^(?:\d{1,3}|auto)$/,
+  entries: /^[a-z_]{1,32}(?:=[A-Za-z0-9_,]{0,512})?(?::[a-z_]{1,32}(?:=[A-Za-z0-9_,]{0,512})?){0,16}$/,
+  streams: /^[A-Za-z0-9_:#.]{1,32}$/,
+  intervals: /^[0-9%+#.,:\s-]{1,200}$/,
+};
+
+/** One word of an option's value, checked by its kind; `format` and `input` are checked by the caller. */
+function checkOptionValue(option: string, kind: ValueKind, value: string): void {
+  if (kind === 'graph') return checkGraph(value);
+  if (kind === 'codec') {
+    if (!CODECS.has(value) && !CODEC_PATTERN.test(value)) throw refused(value, `the codec ${shown(value)} is not available with ${option}.`);
+    return;
+  }
+  if (kind === 'writer') {
+    const [writer, options] = [value.split('=')[0]!, value.slice(value.indexOf('=') + 1)];
+    if (!FFPROBE_WRITERS.has(writer) || (value.includes('=') && !/^[A-Za-z0-9_=:,.|]{0,200}$/.test(options))) throw refused(value, `${option} takes one of ${[...FFPROBE_WRITERS].join(', ')}.`);
+    return;
+  }
+  const pattern = VALUE_PATTERNS[kind];
+  if (pattern && !pattern.test(value)) throw refused(value, `it is not a value ${option} takes here.`);
+  if (kind === 'metadata') checkValue(value.slice(value.indexOf('=') + 1), value);
+}
+
+/** Pattern characters: FFmpeg's image2 demuxer would read other files by them. */
+const PATTERN_CHARACTERS = /[%*?[\]{}]/;
+
+/** The ffmpeg and ffprobe command line, read as their option parser reads it (fftools' cmdutils). */
+function parseFfmpeg(words: readonly string[], inputs: readonly string[], command: 'ffmpeg' | 'ffprobe'): CommandWord[] {
+  const table = command === 'ffmpeg' ? FFMPEG_OPTIONS : FFPROBE_OPTIONS;
+  const out: CommandWord[] = [];
+  // The `-f` of the file being described (options apply to the next -i or output file).
+  let format: string | undefined;
+  let probed = 0;
+
+  const input = (word: string) => {
+    if (format === 'lavfi') {
+      checkGraph(word);
+      out.push({ kind: 'text', value: word });
+    } else {
+      const ref = reference(word, inputs);
+      if (ref?.kind !== 'input') throw refused(word, 'an input is a task file, /input/<input task>/<file name> (or a filtergraph after -f lavfi).');
+      if (PATTERN_CHARACTERS.test(ref.file)) throw refused(word, 'input file names with % * ? [ ] { } would be read as patterns of other files; rename the file.');
+      out.push(ref);
+    }
+    if (format !== undefined && !INPUT_FORMATS.has(format)) throw refused(format, `the input format ${shown(format)} is not available; formats: see the README, "command".`);
+    format = undefined;
+  };
+
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word.length < 2 || !word.startsWith('-') || word === '--') {
+      if (command === 'ffprobe') {
+        if (probed++) throw refused(word, 'ffprobe reads one input.');
+        input(word);
+        continue;
+      }
+      // ffmpeg: an output file (`-` only after -f null, which writes nothing).
+      const ref = word === '-' && format === 'null' ? undefined : reference(word, inputs);
+      if (word !== '-' || format !== 'null') {
+        if (ref?.kind !== 'output') throw refused(word, 'an output is a file /output/<file name>; other words are options (see the README, "command").');
+        const ext = ref.file.includes('.') ? ref.file.slice(ref.file.lastIndexOf('.') + 1).toLowerCase() : '';
+        if (format === undefined && !OUTPUT_EXTENSIONS.has(ext)) throw refused(word, `FFmpeg would pick its format by the extension .${ext}, which is not available; name it with -f.`);
+        out.push(ref);
+      } else out.push({ kind: 'text', value: word });
+      if (format !== undefined && !OUTPUT_FORMATS.has(format)) throw refused(format, `the output format ${shown(format)} is not available; formats: see the README, "command".`);
+      format = undefined;
+      continue;
+    }
+    // An option: -name or -name:stream_specifier, exactly as FFmpeg names it (no abbreviations, no -/name).
+    const colon = word.indexOf(':');
+    const name = word.slice(1, colon < 0 ? undefined : colon);
+    const rule = Object.hasOwn(table, name) ? table[name]! : undefined;
+    if (!rule) throw refused(word, `the option is not available (${command}'s options here: see the README, "command").`);
+    if (colon >= 0 && (!rule.streams || !/^[A-Za-z0-9_#.]{1,16}(?::[A-Za-z0-9_#.]{1,16}){0,4}$/.test(word.slice(colon + 1)))) {
+      throw refused(word, rule.streams ? 'its stream specifier is not one FFmpeg reads here.' : 'this option takes no stream specifier.');
+    }
+    out.push({ kind: 'text', value: word });
+    if (!rule.value) continue;
+    const value = words[++i];
+    if (value === undefined) throw refused(word, 'it needs a value.');
+    if (rule.value === 'input') {
+      input(value);
+      continue;
+    }
+    if (rule.value === 'format') {
+      if (!INPUT_FORMATS.has(value) && !OUTPUT_FORMATS.has(value)) throw refused(value, `the format ${shown(value)} is not available; formats: see the README, "command".`);
+      format = value;
+    } else checkOptionValue(word, rule.value, value);
+    out.push({ kind: 'text', value });
+  }
+  // A -f after the last file: ffmpeg ignores it, ffprobe would apply it to the input named before it.
+  if (format !== undefined) throw refused(format, '-f comes before the file it describes.');
+  return out;
+}
+
+/** ImageMagick and GraphicsMagick: a small allowlist of options, task files and pattern generators. */
+function parseMagick(words: readonly string[], inputs: readonly string[], command: string): CommandWord[] {
+  const out: CommandWord[] = [];
+  let i = 0;
+  if (command === 'gm' || command === 'magick') {
+    const tool = words[0] ?? '';
+    if (MAGICK_TOOLS.has(tool)) {
+      out.push({ kind: 'text', value: tool });
+      i = 1;
+    } else if (command === 'gm') throw new CommandArgumentError('arguments', `gm arguments start with one of ${[...MAGICK_TOOLS].join(', ')}.`);
+  }
+  for (; i < words.length; i++) {
+    const word = words[i]!;
+    const ref = reference(word, inputs);
+    if (ref) {
+      out.push(ref);
+      continue;
+    }
+    if (/^[-+][a-z-]+$/.test(word)) {
+      const name = word.slice(1);
+      const count = Object.hasOwn(MAGICK_OPTIONS, name) ? MAGICK_OPTIONS[name]! : undefined;
+      if (count === undefined) throw refused(word, 'this option is not available (options here: see the README, "command").');
+      out.push({ kind: 'text', value: word });
+      for (let n = 0; n < count; n++) {
+        const value = words[++i];
+        if (value === undefined || !/^[A-Za-z0-9.%x+!<>^#(),-]{1,64}$/.test(value)) throw refused(value ?? word, `${word} takes a geometry, a number, a name or a colour.`);
+        out.push({ kind: 'text', value });
+      }
+      continue;
+    }
+    const coder = /^([a-z-]+):([A-Za-z0-9#(),.%-]{0,64})$/.exec(word);
+    if (!coder || !MAGICK_CODERS.has(coder[1]!)) throw refused(word, 'a word is an allowed option, a task file (/input/<task>/<file>, /output/<file>) or a pattern (xc:white).');
+    out.push({ kind: 'text', value: word });
+  }
+  return out;
+}
+
 /**
  * The arguments of a command, checked, with `/input/<task>/<file>` and `/output/<file>` recognised.
  * `inputs`: the names (and ids) the input tasks may be called by. Throws `CommandArgumentError`.
  */
 export function parseCommandArguments(args: string, inputs: readonly string[], command = 'ffmpeg'): CommandWord[] {
   const words = splitArguments(args);
-  const family = familyOf(command);
-  const out: CommandWord[] = [];
-  let format: string | undefined;
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]!;
-    const ref = reference(word, inputs);
-    const previous = i > 0 ? words[i - 1]! : undefined;
-    const previousOption = previous && isOption(previous) ? optionName(previous) : undefined;
-    if (family === 'ffmpeg' && previousOption === 'i' && ref?.kind !== 'input' && format !== 'lavfi') {
-      throw refused(word, '-i takes an input file, /input/<input task>/<file name> (or a -f lavfi source).');
-    }
-    if (ref) {
-      out.push(ref);
-      if (previousOption === 'i') format = undefined;
-      continue;
-    }
-    checkWord(word);
-    if (family === 'ffmpeg') {
-      if (word.startsWith('-/')) throw refused(word, 'options read from files (-/option) are not available.');
-      if (isOption(word) && FFMPEG_REFUSED_OPTIONS.has(optionName(word))) throw refused(word, 'this option reads or writes files of its own, or reaches devices or the network.');
-      if (previousOption === 'f') {
-        if (FFMPEG_REFUSED_FORMATS.has(word.toLowerCase())) throw refused(word, 'this format follows references to other files, or is a device.');
-        format = word.toLowerCase();
-      }
-      // Filter graphs: the value of a filter option, a lavfi input, and (ffprobe) anything after -f lavfi.
-      if ((previousOption && FILTER_OPTIONS.has(previousOption)) || format === 'lavfi') checkGraph(word);
-      if (previousOption === 'i') format = undefined;
-    } else {
-      if (word.includes('@')) throw refused(word, '@file arguments are not available.');
-      if (word.startsWith('|')) throw refused(word, 'commands are not run.');
-      if (isOption(word) && MAGICK_REFUSED_OPTIONS.has(optionName(word.replace(/^\+/, '-')))) throw refused(word, 'this option is not available.');
-      const coder = /^([A-Za-z][A-Za-z0-9_-]*):/.exec(word)?.[1];
-      if (coder && !MAGICK_CODERS.has(coder.toLowerCase())) throw refused(word, `the ${coder}: coder is not available; name files as /input/<task>/<file> and /output/<file>.`);
-    }
-    out.push({ kind: 'text', value: word });
+  // Invisible and format characters (zero-width, bidirectional, other spaces): nothing FFmpeg reads
+  // needs them, and they hide what a word says. Look-alike letters need no rule: names, keys and
+  // references are compared exactly with the allowlist, so `amоvie` (a Cyrillic о) is no filter here.
+  for (const word of words) {
+    if (/[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u.test(word)) throw refused(word, 'it holds an invisible, control or format character.');
   }
-  if (command === 'gm' && !GM_SUBCOMMANDS.has(words[0] ?? '')) {
-    throw new CommandArgumentError('arguments', `gm arguments start with one of ${[...GM_SUBCOMMANDS].join(', ')}.`);
-  }
-  if (command === 'magick' && words[0] && !words[0].startsWith('-') && !words[0].startsWith('/') && !MAGICK_TOOLS.has(words[0]) && !words[0].includes(':')) {
-    throw new CommandArgumentError('arguments', `magick's first word, when a tool, is one of ${[...MAGICK_TOOLS].join(', ')}.`);
-  }
-  return out;
+  if (command === 'ffmpeg' || command === 'ffprobe') return parseFfmpeg(words, inputs, command);
+  return parseMagick(words, inputs, command);
 }
 
 /** The whole check at task creation: engine, command and arguments. Throws `CommandArgumentError`. */

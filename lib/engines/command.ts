@@ -5,21 +5,20 @@
  *
  * The arguments are one string, split as a shell would split words (quotes and backslashes) but with
  * no shell: nothing is expanded, redirected or piped. Files are named as the API names them:
- * `/input/<input task name or id>/<file name>` for an input file and `/output/<file name>` for a file
- * to make; each becomes the local path of that file. Every other argument is refused (a typed
- * `CommandArgumentError`, a 422 on `arguments`) when it could reach anything but the task's own files:
- * another absolute path, a parent folder (`..`), a URL or an FFmpeg protocol (`file:`, `concat:`,
- * `subfile,`…), options that read or write files named in their value or reach devices and the network
- * (`-filter_script`, `-report`, `-attach`, `-progress`, `-protocol_whitelist`, `-enable_drefs`…), formats that follow
- * references or open devices (`-f concat`, `hls`, `dash`, `imf`, `x11grab`…), filters that open files, load plugins or
- * listen (`movie`, `subtitles`, `drawtext=textfile=`, `frei0r`, `zmq`…), and for ImageMagick and
- * GraphicsMagick `@file` arguments, `|command` names and coders other than the pattern generators.
+ * `/input/<input task name or id>/<file name>` for an input file (after `-i`) and `/output/<file name>`
+ * for a file to make (where FFmpeg takes an output); each becomes the local path of that file. The
+ * words are then read as FFmpeg reads them (command-arguments.ts: options with their arities and stream
+ * specifiers, filtergraphs unescaped at both of FFmpeg's levels, command-graph.ts) and accepted only
+ * when every option, format, codec, filter and filter key is in the allowlist (command-allowlist.ts)
+ * and no value names a path, a URL or a protocol; anything else is a `CommandArgumentError` (a 422
+ * naming `arguments`).
  *
  * The check is pure (no tool is run), so task creation refuses bad arguments at once
- * (`validateCommand`). It is not the only guard: the tool runs confined like every engine
- * (confine.ts, no network, the task's work folder only), FFmpeg opens inputs through the `file`
- * protocol only, and an input that is a playlist, a concat list or a manifest in disguise (wherever FFmpeg's
- * probe would find it) is refused before the run.
+ * (`validateCommand`), and this handler checks again. It is not the only guard: `command` is offered
+ * only where the tool runs fully confined (bubblewrap: the task's work folder only, no network) or
+ * where the platform isolates it (confine.ts `argumentsRefused`), FFmpeg opens inputs through the
+ * `file` protocol only, and an input that is a playlist, a concat list or a manifest in disguise
+ * (wherever FFmpeg's probe would find it) is refused before the run.
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -109,6 +108,9 @@ function mapPaths(text: string, call: EngineCall, inputs: Map<string, string>): 
 /** command: the tool on the task's files; outputs are what it wrote to /output/, `output` what it said. */
 export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineResult> {
   const p = call.payload;
+  // Discovery does not offer `command` without full confinement (catalog.ts); a task routed here anyway stops.
+  const refusedHere = call.tool.confinement.argumentsRefused;
+  if (refusedHere) throw new EngineFailure('ENGINE_UNAVAILABLE', `${refusedHere}.`);
   const names = [...new Set(call.inputs.flatMap((f) => [f.taskId, ...(f.taskName ? [f.taskName] : [])]))];
   const words = validateCommand(p, names);
   const tool = executable(call);

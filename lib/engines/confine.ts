@@ -20,7 +20,9 @@
  * `ENGINE_CONFINEMENT=auto` (the default) takes the strongest level that works here; an explicit
  * `bwrap` or `unshare` must work, otherwise no native engine is offered. LibreOffice follows the links
  * a document holds (images, backgrounds, sections, OLE objects, in several formats), so it is offered
- * only under `bwrap`, or under a level the operator named. The probes run once per process.
+ * only under `bwrap`, or under a level the operator named. The `command` operation runs FFmpeg with the
+ * user's own arguments: it is offered only under `bwrap` or `platform`, whatever the operator named
+ * (`argumentsRefused`). The probes run once per process.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
@@ -51,6 +53,11 @@ export interface Confinement {
    * confinement nor the operator's explicit choice. Says how to fix it.
    */
   readonly linkFollowersRefused?: string;
+  /**
+   * Set when tools must not run with arguments the user wrote (the `command` operation): anything but
+   * full confinement (`bwrap`) or a platform that isolates them. Says how to fix it.
+   */
+  readonly argumentsRefused?: string;
   /** The command line that runs `file args` confined to the sandbox. */
   command(file: string, args: readonly string[], sandbox: Sandbox): { file: string; args: string[] };
 }
@@ -140,12 +147,20 @@ function tryRun(executable: string | undefined, name: string, setting: string, i
   return `${name} cannot create namespaces here (${said.slice(0, 200)}; the host or container must allow user namespaces)`;
 }
 
+/** Why user-written arguments do not run at this level (they run under bwrap, or where the platform isolates the tool). */
+function argumentsRefusedAt(level: ConfinementLevel): string | undefined {
+  if (level === 'bwrap' || level === 'platform') return undefined;
+  const reach = level === 'unshare' ? 'here engines can read every file your user can' : 'here engines run with your network and files';
+  return `the command operation runs only fully confined (it hands the user's own arguments to the tool), and ${reach} (confinement ${level}); install bubblewrap (apt-get install bubblewrap), or set ENGINE_CONFINEMENT=platform where the deployment isolates each engine`;
+}
+
 function make(setting: ConfinementSetting, level: ConfinementLevel, extra: { unavailable?: string; linkFollowersRefused?: string; bwrap?: string; unshare?: string }): Confinement {
   return {
     setting,
     level,
     unavailable: extra.unavailable,
     linkFollowersRefused: extra.linkFollowersRefused,
+    argumentsRefused: extra.unavailable ? undefined : argumentsRefusedAt(level),
     command(file, args, sandbox) {
       if (level === 'bwrap') return { file: extra.bwrap!, args: [...bwrapArgs(sandbox, file), '--', file, ...args] };
       if (level === 'unshare') return { file: extra.unshare!, args: [...unshareArgs(), '--', file, ...args] };

@@ -66,7 +66,8 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   chrome: { versions: [{ version: BUNDLED_VERSIONS.chromium, variant: 'bundled' }] },
   // The static Linux x64 builds of @ffmpeg-installer/linux-x64 (with @ffprobe-installer's ffprobe),
   // versioned as their package is.
-  ffmpeg: { versions: [{ version: '4.1.0', variant: 'npm' }] },
+  // `arguments`: the media function runs with ENGINE_CONFINEMENT=platform, which offers `command`.
+  ffmpeg: { versions: [{ version: '4.1.0', variant: 'npm' }], features: ['arguments'] },
   ghostscript: { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' }] },
   qpdf: { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' }] },
   // Lambda has no system Tesseract: tesseract.js (with the eng and deu trained data packages) in the pdf function.

@@ -277,6 +277,14 @@ export class EngineRegistry {
     const input = typeof request.inputFormat === 'string' ? normalizeFormat(request.inputFormat) : request.inputFormat;
     const output = typeof request.outputFormat === 'string' ? normalizeFormat(request.outputFormat) : request.outputFormat;
     const all = this.available(operation);
+    if (all.length === 0) {
+      // An engine that could run it holds that part back here: say why, and how to fix it.
+      for (const engine of this.order(operation)) {
+        const installation = this.installation(engine);
+        const held = this.capabilities(engine).find((c) => c.operation === operation && c.feature && installation.withheld?.[c.feature]);
+        if (held) throw new EngineChoiceError('engine', `${operation} is not offered on this installation: ${installation.withheld![held.feature!]}.`, 'ENGINE_UNAVAILABLE');
+      }
+    }
     const describePair = () =>
       [input ? `from ${input}` : input === null ? 'without input' : '', output ? `to ${output}` : ''].filter(Boolean).join(' ');
 

@@ -79,6 +79,9 @@ export function engineBannerLines(registry: EngineRegistry, indent = '  engines 
   const pad = ' '.repeat(indent.length);
   const lines = [`${indent}${found.join(', ') || 'none'}`];
   for (const s of all.filter((e) => e.missing)) lines.push(`${pad}missing ${s.engine}: ${s.missing}; to add it: ${s.advice}`);
+  for (const { name } of registry.descriptors()) {
+    for (const why of Object.values(registry.installation(name).withheld ?? {})) lines.push(`${pad}not offered with ${name}: ${why}`);
+  }
   return lines;
 }
 

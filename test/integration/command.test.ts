@@ -149,6 +149,9 @@ describe('command arguments: what reaches files', () => {
     expect(refusal('-o report.json /input/import-1/a.mp4', 'ffprobe').field).toBe('arguments');
     expect(refusal('-f lavfi movie=x.mp4', 'ffprobe').field).toBe('arguments');
     expect(refusal('-v error /etc/passwd', 'ffprobe').field).toBe('arguments');
+    // -f after the input would make ffprobe read the task file's path as a filtergraph.
+    expect(refusal('/input/import-1/a.mp4 -f lavfi', 'ffprobe').field).toBe('arguments');
+    expect(refusal('/input/import-1/a.mp4 /input/import-1/a.mp4', 'ffprobe').field).toBe('arguments');
   });
 
   it('refuses ImageMagick and GraphicsMagick tricks: @files, pipes, coders, scripts', () => {
@@ -228,11 +231,12 @@ media.describe('command on the task files', () => {
   });
 
   it('a failing command fails the task with the tool’s last words, paths shown as the API names them', async () => {
-    const c = call({ engine: 'ffmpeg', command: 'ffmpeg', arguments: '-i /input/import-1/clip.mp4 -c:v no_such_codec /output/x.mp4' });
+    // An MP4 read as WAV: FFmpeg says the data is invalid.
+    const c = call({ engine: 'ffmpeg', command: 'ffmpeg', arguments: '-f wav -i /input/import-1/clip.mp4 /output/x.mp3' });
     const err = await runCommand(c.call).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineFailure);
     expect(err).toMatchObject({ code: 'CONVERSION_FAILED', message: expect.stringContaining('ffmpeg failed (exit code') });
-    expect((err as Error).message).toMatch(/no_such_codec/i);
+    expect((err as Error).message).toMatch(/\/input\/import-1\/clip\.mp4: Invalid data/);
     expect((err as Error).message).not.toContain(c.workDir);
   });
 
@@ -254,10 +258,10 @@ media.describe('command on the task files', () => {
     expect(readdirOut(c)).toEqual([]);
   });
 
-  it('what a tool writes by a relative name stays in its own folder and is not returned', async () => {
+  it('an output by a relative name is refused before the tool runs: outputs are /output/<file>', async () => {
     const c = call({ engine: 'ffmpeg', command: 'ffmpeg', arguments: '-i /input/import-1/clip.mp4 -t 1 -an stray.mp4 -t 1 -an /output/kept.mp4' });
-    const result = await runCommand(c.call);
-    expect(result.files.map((f) => f.filename)).toEqual(['kept.mp4']);
+    await expect(runCommand(c.call)).rejects.toMatchObject({ name: 'CommandArgumentError', field: 'arguments', message: expect.stringContaining('"stray.mp4"') });
+    expect(readdirOut(c)).toEqual([]);
   });
 });
 

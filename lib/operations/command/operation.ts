@@ -48,9 +48,10 @@ export const command = defineOperation({
     // output (capture_output) is the task's `result.output`.
     resultFromMetadata: true,
     capabilities: {
+      // `arguments`: only where the engine runs fully confined or platform-isolated (catalog.ts).
       ffmpeg: [
-        { inputs: 'any', outputs: null, options: OPTIONS, credits: 1 },
-        { inputs: null, outputs: null, options: OPTIONS, credits: 1 },
+        { inputs: 'any', outputs: null, options: OPTIONS, credits: 1, feature: 'arguments' },
+        { inputs: null, outputs: null, options: OPTIONS, credits: 1, feature: 'arguments' },
       ],
     },
   },
