@@ -202,9 +202,12 @@ export const CODEC_PATTERN = /^pcm_[a-z0-9]+$/;
 export interface FilterRule {
   slots?: readonly string[];
   keys?: readonly string[];
+  /** A source: it has no input and makes frames or samples of its own (the sandbox refuses these). */
+  source?: true;
 }
 
 const f = (slots: string, keys = ''): FilterRule => ({ slots: slots ? slots.split(' ') : [], keys: keys ? keys.split(' ') : [] });
+const source = (slots: string): FilterRule => ({ ...f(slots), source: true });
 
 export const FILTERS: Readonly<Record<string, FilterRule>> = {
   // Geometry
@@ -272,13 +275,13 @@ export const FILTERS: Readonly<Record<string, FilterRule>> = {
   dynaudnorm: f('framelen|f gausssize|g peak|p maxgain|m'),
   volumedetect: f(''),
   // Sources (lavfi inputs, or inside -filter_complex)
-  color: f('color|c size|s rate|r duration|d sar'),
-  nullsrc: f('size|s rate|r duration|d sar'),
-  testsrc: f('size|s rate|r duration|d sar decimals|n'),
-  testsrc2: f('size|s rate|r duration|d sar alpha'),
-  smptebars: f('size|s rate|r duration|d sar'),
-  sine: f('frequency|f beep_factor|b sample_rate|r duration|d samples_per_frame'),
-  anullsrc: f('channel_layout|cl sample_rate|r nb_samples|n duration|d'),
+  color: source('color|c size|s rate|r duration|d sar'),
+  nullsrc: source('size|s rate|r duration|d sar'),
+  testsrc: source('size|s rate|r duration|d sar decimals|n'),
+  testsrc2: source('size|s rate|r duration|d sar alpha'),
+  smptebars: source('size|s rate|r duration|d sar'),
+  sine: source('frequency|f beep_factor|b sample_rate|r duration|d samples_per_frame'),
+  anullsrc: source('channel_layout|cl sample_rate|r nb_samples|n duration|d'),
 };
 
 /** Options every filter has (AVFilterContext's): its timeline. */

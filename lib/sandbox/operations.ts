@@ -11,7 +11,9 @@
  * SANDBOX_OPERATION_NOT_ALLOWED naming the field, before anything is stored. Chromium, which could
  * fetch what an HTML input links to, renders a sandbox task's document with no network (htmlWithChrome).
  */
+import { FILTERS } from '../engines/command-allowlist.js';
 import { CommandArgumentError, isOption, optionName, validateCommand, type CommandWord } from '../engines/command-arguments.js';
+import { parseGraph } from '../engines/command-graph.js';
 import { ApiError } from '../errors.js';
 import type { OperationName } from '../operations/index.js';
 
@@ -57,65 +59,8 @@ function watermarkRule(payload: Payload): SandboxProblem | undefined {
   return undefined;
 }
 
-/**
- * FFmpeg's source filters: filters without inputs, which make frames or samples of their own. Any name
- * with `src` in it (testsrc, anullsrc, haldclutsrc, openclsrc, …) and the others by name.
- */
-const SOURCE_FILTERS = new Set(
-  (
-    'abuffer buffer sine sinc hilbert flite cellauto color colorchart colorspectrum gradients life allrgb allyuv mandelbrot ' +
-    'pal75bars pal100bars rgbtestsrc smptebars smptehdbars zoneplate sierpinski ddagrab gfxcapture movie amovie color_vulkan'
-  ).split(' '),
-);
-const isSourceFilter = (name: string) => /src/.test(name) || SOURCE_FILTERS.has(name);
 /** Options whose value is a filter graph. */
 const GRAPH_OPTIONS = new Set(['vf', 'af', 'filter', 'filter_complex', 'lavfi']);
-
-/**
- * The filter names of a graph as FFmpeg reads them: filters split at `,` and `;` outside quotes, each
- * name a token with its quotes and backslashes removed (`te''stsrc` is `testsrc`), its labels and
- * `@instance` aside.
- */
-export function graphFilterNames(graph: string): string[] {
-  const names: string[] = [];
-  let i = 0;
-  while (i < graph.length) {
-    // Labels before the filter.
-    for (;;) {
-      while (/\s/.test(graph[i] ?? '')) i++;
-      if (graph[i] !== '[') break;
-      const end = graph.indexOf(']', i);
-      i = end < 0 ? graph.length : end + 1;
-    }
-    let name = '';
-    while (i < graph.length && !'=,;['.includes(graph[i]!)) {
-      const c = graph[i]!;
-      if (c === '\\') name += graph[++i] ?? '';
-      else if (c === "'") {
-        const end = graph.indexOf("'", i + 1);
-        name += graph.slice(i + 1, end < 0 ? graph.length : end);
-        i = end < 0 ? graph.length : end;
-      } else name += c;
-      i++;
-    }
-    if (name.trim()) names.push(name.trim().split('@')[0]!.toLowerCase());
-    // The filter's arguments and its output labels (read to `]`, quotes and all), up to the next filter.
-    while (i < graph.length && graph[i] !== ',' && graph[i] !== ';') {
-      const c = graph[i]!;
-      if (c === '\\') i++;
-      else if (c === '[') {
-        const end = graph.indexOf(']', i);
-        i = end < 0 ? graph.length : end;
-      } else if (c === "'") {
-        const end = graph.indexOf("'", i + 1);
-        i = end < 0 ? graph.length : end;
-      }
-      i++;
-    }
-    i++;
-  }
-  return names;
-}
 
 /**
  * command: through the parsed arguments (validateCommand, the same parse as task creation and the
@@ -141,8 +86,9 @@ function commandRule(payload: Payload): SandboxProblem | undefined {
     if (word.kind !== 'text') continue;
     if (option === 'f' && word.value.toLowerCase() === 'lavfi') return refuse('generated inputs (-f lavfi) are not available.');
     if (option && GRAPH_OPTIONS.has(option)) {
-      const source = graphFilterNames(word.value).find(isSourceFilter);
-      if (source) return refuse(`the ${source} filter makes content of its own and is not available.`);
+      // validateCommand read the graph already: every filter is in the allowlist, which marks the sources.
+      const source = parseGraph(word.value).find((filter) => FILTERS[filter.name]?.source);
+      if (source) return refuse(`the ${source.name} filter makes content of its own and is not available.`);
     }
   }
   return undefined;
