@@ -5,8 +5,8 @@
  * action: `new GetCommand(…)` of lib-dynamodb is dynamodb:GetItem, `new HeadObjectCommand(…)` (also
  * presigned) s3:GetObject, lib-storage's `Upload` s3:PutObject and s3:AbortMultipartUpload,
  * `createPresignedPost` s3:PutObject, and so on (`actionsOf`). A call through an interface or base class
- * reaches the methods of every class that implements or extends it (outside test/), so ports resolve to
- * their adapters.
+ * reaches the methods of every class that implements or extends it, or fits the interface without
+ * saying so (outside test/), so ports resolve to their adapters.
  *
  * Why the sources and not the bundle: a bundle keeps whole classes, so every function that touches the
  * state store would carry all eight DynamoDB commands (socketDisconnect, which only deletes, among them);
@@ -151,10 +151,12 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
 
   // Subtypes: for each class or interface, the classes that implement or extend it (tests' doubles left out).
   const subtypes = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
+  const classes: ts.ClassLikeDeclaration[] = [];
   for (const sf of program.getSourceFiles()) {
     if (!inProject(sf) || rel(sf.fileName).startsWith('test/')) continue;
     const visit = (node: ts.Node): void => {
       if (ts.isClassLike(node)) {
+        classes.push(node);
         for (const clause of node.heritageClauses ?? []) {
           for (const type of clause.types) {
             const base = symbolOf(type.expression);
@@ -166,10 +168,25 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
     };
     visit(sf);
   }
+  // A class that fits an interface without saying `implements` is one of its adapters too.
+  const structural = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
+  const fitting = (symbol: ts.Symbol): ts.ClassLikeDeclaration[] => {
+    if (!(symbol.flags & ts.SymbolFlags.Interface)) return [];
+    let found = structural.get(symbol);
+    if (!found) {
+      const wanted = checker.getDeclaredTypeOfSymbol(symbol);
+      found = classes.filter((c) => {
+        const instance = c.name && checker.getSymbolAtLocation(c.name);
+        return instance && checker.isTypeAssignableTo(checker.getDeclaredTypeOfSymbol(instance), wanted);
+      });
+      structural.set(symbol, found);
+    }
+    return found;
+  };
   const allSubtypes = (symbol: ts.Symbol, seen = new Set<ts.Symbol>()): ts.ClassLikeDeclaration[] => {
     if (seen.has(symbol)) return [];
     seen.add(symbol);
-    const direct = subtypes.get(symbol) ?? [];
+    const direct = [...new Set([...(subtypes.get(symbol) ?? []), ...fitting(symbol)])];
     return [...direct, ...direct.flatMap((c) => (c.name ? allSubtypes(checker.getSymbolAtLocation(c.name)!, seen) : []))];
   };
 

@@ -32,13 +32,17 @@ describe('IAM names of SDK exports', () => {
 });
 
 describe('derivation on a small project', () => {
-  const entries = ['reader', 'registry', 'uploads', 'others'].map((id) => ({ id, handler: `functions/${id}.handler` }));
+  const entries = ['reader', 'registry', 'uploads', 'others', 'sender'].map((id) => ({ id, handler: `functions/${id}.handler` }));
   const derived = deriveAwsCalls(project, [...entries, { id: 'missing', handler: 'functions/none.handler' }]);
   const actions = (id: string) => [...(derived.actions.get(id)?.keys() ?? [])].sort();
 
   it('follows a call through a port to the one adapter method it reaches', () => {
     expect(actions('reader')).toEqual(['dynamodb:GetItem']);
     expect(derived.actions.get('reader')!.get('dynamodb:GetItem')).toMatch(/^handler → .*DynamoStore\.get → lib\/dynamo\.ts:\d+$/);
+  });
+
+  it('reaches an adapter that fits its port without saying `implements`', () => {
+    expect(actions('sender')).toEqual(['sqs:SendMessage']);
   });
 
   it('follows functions kept in object literals by shorthand, and leaves out requests signed with the user’s keys', () => {
