@@ -114,6 +114,20 @@ function sdkPackage(file: string): string | undefined {
 
 type Decl = ts.Declaration;
 
+/**
+ * A method of an aggregated client (`new S3().getObject(…)`, `DynamoDBDocument#get`): the command of
+ * the same name. The clients' own methods (`send`, `destroy`) and static factories are not requests.
+ */
+function aggregatedMethod(pkg: string, decl: Decl): string[] | undefined {
+  if (!(ts.isMethodSignature(decl) || ts.isMethodDeclaration(decl)) || !ts.isIdentifier(decl.name)) return undefined;
+  if (ts.getCombinedModifierFlags(decl) & ts.ModifierFlags.Static) return undefined; // `DynamoDBDocument.from`
+  const owner = decl.parent;
+  const ownerName = (ts.isInterfaceDeclaration(owner) || ts.isClassDeclaration(owner)) && owner.name ? owner.name.text : '';
+  if (!ownerName || ownerName.endsWith('Client')) return undefined;
+  const name = decl.name.text;
+  return actionsOf(pkg, `${name.charAt(0).toUpperCase()}${name.slice(1)}Command`);
+}
+
 export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.join(root, 'tsconfig.json')): Derivation {
   const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
   if (!parsed) throw new Error(`cannot read ${tsconfig}`);
@@ -264,7 +278,7 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
           const file = decl.getSourceFile();
           const pkg = sdkPackage(file.fileName);
           if (pkg) {
-            const actions = actionsOf(pkg, node.text);
+            const actions = actionsOf(pkg, node.text) ?? aggregatedMethod(pkg, decl);
             if (actions?.length === 0) unknownCommands.add(`${where(node)}: ${node.text} of @aws-sdk/${pkg} has no IAM action in scripts/ci/aws-calls.ts`);
             if (actions && !userCredentials) for (const a of actions) out.actions.push([a, where(node)]);
           } else if (inProject(file) && decl !== start) {

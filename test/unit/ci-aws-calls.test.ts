@@ -32,7 +32,7 @@ describe('IAM names of SDK exports', () => {
 });
 
 describe('derivation on a small project', () => {
-  const entries = ['reader', 'registry', 'uploads', 'others', 'sender'].map((id) => ({ id, handler: `functions/${id}.handler` }));
+  const entries = ['reader', 'registry', 'uploads', 'others', 'sender', 'aggregated'].map((id) => ({ id, handler: `functions/${id}.handler` }));
   const derived = deriveAwsCalls(project, [...entries, { id: 'missing', handler: 'functions/none.handler' }]);
   const actions = (id: string) => [...(derived.actions.get(id)?.keys() ?? [])].sort();
 
@@ -47,6 +47,10 @@ describe('derivation on a small project', () => {
 
   it('follows functions kept in object literals by shorthand, and leaves out requests signed with the user’s keys', () => {
     expect(actions('registry')).toEqual(['dynamodb:PutItem']);
+  });
+
+  it('names the methods of aggregated clients as their commands', () => {
+    expect(actions('aggregated')).toEqual(['dynamodb:Query', 's3:GetObject']);
   });
 
   it('counts lib-storage uploads and presigned posts as puts', () => {
