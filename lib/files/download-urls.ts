@@ -77,20 +77,28 @@ export const SIGNING_KEY_ITEM = { pk: 'secret#download-urls', sk: 'secret' } as 
 /**
  * The signing key: the configured secret when there is one, else the one kept in the state table,
  * made on first use by whichever function gets there first (concurrent cold starts agree on it).
- * `create: false` only reads (the download function may not write); undefined when there is none yet,
- * in which case no URL was ever signed.
+ * `create: false` only reads (`readSigningKey`).
  */
 export async function loadSigningKey(
   state: StateStore,
   opts: { configured?: string; create: boolean },
 ): Promise<Buffer | undefined> {
+  if (!opts.create || opts.configured) return readSigningKey(state, opts);
+  const record = await getOrCreate<SigningKeyRecord>(state, SIGNING_KEY_ITEM, () => ({
+    ...SIGNING_KEY_ITEM,
+    value: randomBytes(32).toString('base64url'),
+    createdAt: new Date().toISOString(),
+  }));
+  return Buffer.from(record.value, 'base64url');
+}
+
+/**
+ * The signing key without writing one (the download function may not write: its role has no
+ * dynamodb:PutItem, and `npm run ci:roles` sees what this function can reach, so it stays apart from
+ * the branch that makes the key); undefined when there is none yet, in which case no URL was ever signed.
+ */
+export async function readSigningKey(state: StateStore, opts: { configured?: string }): Promise<Buffer | undefined> {
   if (opts.configured) return Buffer.from(opts.configured, 'utf8');
-  const record = opts.create
-    ? await getOrCreate<SigningKeyRecord>(state, SIGNING_KEY_ITEM, () => ({
-        ...SIGNING_KEY_ITEM,
-        value: randomBytes(32).toString('base64url'),
-        createdAt: new Date().toISOString(),
-      }))
-    : await state.get<SigningKeyRecord>(SIGNING_KEY_ITEM, { consistent: true });
+  const record = await state.get<SigningKeyRecord>(SIGNING_KEY_ITEM, { consistent: true });
   return record ? Buffer.from(record.value, 'base64url') : undefined;
 }

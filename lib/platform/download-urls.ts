@@ -3,7 +3,7 @@
  * instance's life. The key is never logged.
  */
 import { config } from '../config.js';
-import { DownloadUrlSigner, loadSigningKey } from '../files/download-urls.js';
+import { DownloadUrlSigner, loadSigningKey, readSigningKey } from '../files/download-urls.js';
 import { stateStore } from './clients.js';
 
 let signer: Promise<DownloadUrlSigner> | undefined;
@@ -21,7 +21,7 @@ export function downloadUrls(): Promise<DownloadUrlSigner> {
 /** The signer when a key exists, without writing one (the download function reads only). */
 export async function existingDownloadUrls(): Promise<DownloadUrlSigner | undefined> {
   if (signer) return signer;
-  const key = await loadSigningKey(stateStore(), { configured: config().URL_SIGNING_SECRET, create: false });
+  const key = await readSigningKey(stateStore(), { configured: config().URL_SIGNING_SECRET });
   if (!key) return undefined;
   signer ??= Promise.resolve(new DownloadUrlSigner(key));
   return signer;

@@ -2,6 +2,9 @@
  * User storage on S3 or any S3-compatible service (`@aws-sdk/client-s3`; multipart uploads through
  * `@aws-sdk/lib-storage`). Every connection goes through the address guard: a custom `endpoint` is
  * checked (with DNS) before use and every socket the SDK opens is checked again when it connects.
+ * Every request is signed with the user's own keys, never the function's role (`npm run ci:roles`
+ * leaves these requests out of the role's needs and checks that each client here is given credentials):
+ * @aws-credentials user
  */
 import {
   GetObjectCommand,

@@ -90,7 +90,7 @@ export interface TemplateReport {
 }
 
 /** The logical id a `Ref` or `Fn::GetAtt` points at. */
-function target(value: Json): string | undefined {
+export function target(value: Json): string | undefined {
   if (value && typeof value === 'object') {
     if (typeof value.Ref === 'string') return value.Ref;
     const att = value['Fn::GetAtt'];
