@@ -9,8 +9,10 @@
  *   `40{"sid":…}`; `3` (pong) needs nothing; `42["subscribe",{channel,auth}]` subscribes or answers
  *   `42["subscription_error",channel,status]` (Laravel Echo Server's event, whose protocol the SDK
  *   speaks) and nothing else; `42["unsubscribe",{channel}]` unsubscribes; the rest is ignored.
+ * - `$connect` refuses (429) a connection over the caps of connections not subscribed yet (./connections.ts).
  * - `$disconnect` forgets the connection and its subscriptions.
- * - ping (scheduled) posts `2` to every connection, forgetting those the gateway says are gone.
+ * - ping (scheduled) posts `2` to every connection, forgetting those the gateway says are gone, and
+ *   hangs up on those that have not subscribed within SOCKET_SUBSCRIBE_SECONDS.
  *
  * No state lives in a function between frames: the sid is random and never checked (the gateway's
  * connection id is the session), subscriptions are in the state table (./connections.ts).
@@ -18,11 +20,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { SocketConnections } from './connections.js';
-import { connectedFrame, connectErrorFrame, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame, PING_FRAME, PONG_FRAME } from './protocol.js';
+import { connectedFrame, connectErrorFrame, DISCONNECT_FRAME, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame, PING_FRAME, PONG_FRAME } from './protocol.js';
 import { authorizeSubscription, channelOf, type SubscribeDeps } from './subscribe.js';
 
 /** Sends one text frame to a connection; false when the gateway says the connection is gone. */
 export type PostToConnection = (connectionId: string, frame: string) => Promise<boolean>;
+
+/** Closes a connection at the gateway (then its `$disconnect` comes); one already gone is no error. */
+export type CloseConnection = (connectionId: string) => Promise<void>;
+
+/**
+ * Ends a connection from the server's side: socket.io's disconnect of the namespace (a client then
+ * neither reconnects nor waits), the gateway's close (for a client that ignores it), its records.
+ */
+export async function hangUp(connectionId: string, deps: { connections: Pick<SocketConnections, 'close'>; post: PostToConnection; disconnect: CloseConnection }): Promise<void> {
+  if (await deps.post(connectionId, DISCONNECT_FRAME)) await deps.disconnect(connectionId);
+  await deps.connections.close(connectionId);
+}
 
 export interface SocketServerDeps extends SubscribeDeps {
   connections: SocketConnections;
@@ -59,7 +73,7 @@ async function subscribe(connectionId: string, data: unknown, deps: SocketServer
     await deps.post(connectionId, eventFrame('subscription_error', decision.channel, decision.status));
     return;
   }
-  const subscribed = await deps.connections.subscribe(connectionId, decision.owner, decision.channel);
+  const subscribed = await deps.connections.subscribe(connectionId, decision.owner, decision.channel, decision.credential);
   deps.log.info(subscribed ? 'socket subscribed' : 'socket subscription of a closed connection', { connectionId, channel: decision.channel });
 }
 
@@ -89,30 +103,47 @@ export async function hello(
   return false;
 }
 
-/** Pings every connection (at most `concurrency` posts at once); forgets the gone ones. */
-export async function pingAll(deps: { connections: SocketConnections; post: PostToConnection; log: Logger; concurrency?: number }): Promise<{ pinged: number; gone: number }> {
+/**
+ * Pings every connection (at most `concurrency` posts at once); forgets the gone ones, and hangs up on
+ * those that have not subscribed within `subscribeSeconds` of connecting.
+ */
+export async function pingAll(deps: {
+  connections: SocketConnections;
+  post: PostToConnection;
+  disconnect: CloseConnection;
+  log: Logger;
+  subscribeSeconds: number;
+  concurrency?: number;
+  now?: () => number;
+}): Promise<{ pinged: number; gone: number; idle: number }> {
   let pinged = 0;
   let gone = 0;
+  let idle = 0;
   let cursor: string | undefined;
+  const now = (deps.now ?? Date.now)();
   do {
     const page = await deps.connections.page(cursor);
     cursor = page.cursor;
-    const ids = [...page.ids];
+    const connections = [...page.connections];
     const worker = async () => {
-      for (let id = ids.shift(); id !== undefined; id = ids.shift()) {
+      for (let c = connections.shift(); c !== undefined; c = connections.shift()) {
         try {
-          if (await deps.post(id, PING_FRAME)) pinged++;
+          // `!(age < limit)`: a connection time that cannot be read counts as too old.
+          if (c.pending && !(now - c.connectedAt < deps.subscribeSeconds * 1000)) {
+            idle++;
+            await hangUp(c.id, deps);
+          } else if (await deps.post(c.id, PING_FRAME)) pinged++;
           else {
             gone++;
-            await deps.connections.close(id);
+            await deps.connections.close(c.id);
           }
         } catch (err) {
-          deps.log.warn('socket ping failed', { connectionId: id, error: err });
+          deps.log.warn('socket ping failed', { connectionId: c.id, error: err });
         }
       }
     };
     await Promise.all(Array.from({ length: deps.concurrency ?? 20 }, worker));
   } while (cursor);
-  deps.log.info('sockets pinged', { pinged, gone });
-  return { pinged, gone };
+  deps.log.info('sockets pinged', { pinged, gone, idle });
+  return { pinged, gone, idle };
 }
