@@ -35,6 +35,8 @@ export interface ConnectionRecord extends Item {
   subs?: Set<string>;
   /** The source address, while the connection has not subscribed (counted against the caps). */
   pending?: string;
+  /** The credentials its subscriptions were made with (`credentialMember`), for the ping's check. */
+  creds?: Set<string>;
 }
 
 export interface SubscriptionRecord extends Item {
@@ -45,6 +47,15 @@ export interface SubscriptionRecord extends Item {
   credential?: CredentialRef;
   /** Its public id (an API key's id, `oauth-<grant id>`): for the logs. */
   keyId?: string;
+}
+
+export interface OpenConnection {
+  id: string;
+  /** Epoch milliseconds (NaN when the record's time cannot be read). */
+  connectedAt: number;
+  pending: boolean;
+  /** `credentialMember`s of its subscriptions. */
+  creds: string[];
 }
 
 /** How many connections that have not subscribed may be open, from one source address and in total. */
@@ -67,6 +78,15 @@ const keyOfMember = (member: string) => {
   const bar = member.indexOf('|');
   return { pk: member.slice(0, bar), sk: member.slice(bar + 1) };
 };
+
+/** A credential of a connection's subscriptions and whose events they hear: `{user}|{live|sandbox}|{kind}|{hash}`. */
+export const credentialMember = (owner: { userId: number; sandbox: boolean }, ref: CredentialRef) => `${owner.userId}|${owner.sandbox ? 'sandbox' : 'live'}|${ref.kind}|${ref.hash}`;
+
+export function parseCredentialMember(member: string): { owner: { userId: number; sandbox: boolean }; ref: CredentialRef } | undefined {
+  const [user, mode, kind, hash] = member.split('|');
+  if (!/^\d+$/.test(user ?? '') || (kind !== 'api-key' && kind !== 'oauth') || !hash) return undefined;
+  return { owner: { userId: Number(user), sandbox: mode === 'sandbox' }, ref: { kind, hash } };
+}
 
 const pendingKeys = (address: string) => [
   { pk: PENDING_PK, sk: `addr#${address}` },
@@ -144,7 +164,11 @@ export class SocketConnections {
     const key = subscriptionKey(owner.userId, owner.sandbox, channel, connectionId);
     let connection: ConnectionRecord;
     try {
-      connection = await this.state.update<ConnectionRecord>(connectionKey(connectionId), { add: { subs: new Set([memberOf(key)]) } }, { condition: { exists: true } });
+      connection = await this.state.update<ConnectionRecord>(
+        connectionKey(connectionId),
+        { add: { subs: new Set([memberOf(key)]), creds: new Set([credentialMember(owner, credential)]) } },
+        { condition: { exists: true } },
+      );
     } catch (err) {
       if (err instanceof ConditionFailedError) return false;
       throw err;
@@ -198,9 +222,29 @@ export class SocketConnections {
     return queryAll<SubscriptionRecord>(this.state, subscriptionsPk(userId, sandbox));
   }
 
-  /** The open connections, a page at a time: each with when it connected and whether it has not subscribed yet. */
-  async page(cursor?: string): Promise<{ connections: Array<{ id: string; connectedAt: number; pending: boolean }>; cursor?: string }> {
+  /**
+   * The open connections, a page at a time: each with when it connected, whether it has not subscribed
+   * yet and the credentials of its subscriptions.
+   */
+  async page(cursor?: string): Promise<{ connections: OpenConnection[]; cursor?: string }> {
     const page = await this.state.query<ConnectionRecord>(CONNECTIONS_PK, { cursor, limit: 500 });
-    return { connections: page.items.map((c) => ({ id: c.sk, connectedAt: Date.parse(c.connectedAt), pending: typeof c.pending === 'string' })), cursor: page.cursor };
+    return {
+      connections: page.items.map((c) => ({ id: c.sk, connectedAt: Date.parse(c.connectedAt), pending: typeof c.pending === 'string', creds: [...(c.creds ?? [])] })),
+      cursor: page.cursor,
+    };
+  }
+
+  /** The connection's subscriptions made with this credential (one batch read). */
+  async subscriptionsWith(connectionId: string, ref: CredentialRef): Promise<SubscriptionRecord[]> {
+    const connection = await this.state.get<ConnectionRecord>(connectionKey(connectionId), { consistent: true });
+    const subs = await this.state.getMany<SubscriptionRecord>([...(connection?.subs ?? [])].map(keyOfMember));
+    return subs.filter((s) => s.credential?.kind === ref.kind && s.credential.hash === ref.hash);
+  }
+
+  /** The credential no longer counts for the connection (its subscriptions were ended). */
+  async forgetCredential(connectionId: string, member: string): Promise<void> {
+    await this.state.update(connectionKey(connectionId), { delete: { creds: new Set([member]) } }, { condition: { exists: true } }).catch((err: unknown) => {
+      if (!(err instanceof ConditionFailedError)) throw err;
+    });
   }
 }

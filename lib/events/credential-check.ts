@@ -7,7 +7,7 @@
  *
  * A function instance keeps each answer a few seconds (`seconds`), so a burst of events costs one
  * check per credential, not one per event and subscriber; concurrent checks of one credential share
- * one read. A check that failed (the table unreachable) is not kept.
+ * one read. A check that failed twice (the table unreachable) is not kept.
  */
 import type { CredentialRef, Credentials } from '../auth/credentials.js';
 import type { SubscriptionRecord } from './connections.js';
@@ -40,8 +40,10 @@ export class SubscriptionCredentials {
     const now = (this.opts.now ?? Date.now)();
     const kept = this.#answers.get(key);
     if (kept && kept.until > now) return kept.allows;
-    const allows = this.credentials
-      .verifyRef({ kind: ref.kind, hash: ref.hash })
+    const verify = () => this.credentials.verifyRef({ kind: ref.kind, hash: ref.hash });
+    // Tried twice: a check that cannot be made holds the event back from this subscriber.
+    const allows = verify()
+      .catch(verify)
       .then((c) => c !== undefined && c.userId === owner.userId && c.sandbox === owner.sandbox && c.scopes.includes(SUBSCRIBE_SCOPE));
     if (this.opts.seconds > 0) {
       this.#answers.set(key, { until: now + this.opts.seconds * 1000, allows });

@@ -29,7 +29,7 @@ import { jobChannels, jobEndEvent, taskChannels, taskEndEvent, type JobEvent, ty
 import type { SocketConnections, SubscriptionRecord } from './connections.js';
 import { SubscriptionCredentials } from './credential-check.js';
 import { eventFrame, MAX_FRAME_BYTES } from './protocol.js';
-import { hangUp, type CloseConnection, type PostToConnection } from './socket-server.js';
+import { endSubscriptions, type CloseConnection, type PostToConnection } from './socket-server.js';
 import type { SubscriptionOwner } from './subscribe.js';
 
 export interface EventPublisherDeps {
@@ -139,7 +139,7 @@ export class EventPublisher {
       const listening = (await this.deps.connections.subscribersOf(owner.userId, isSandbox(owner))).filter((s) => outgoing.some((o) => o.channels.includes(s.channel)));
       if (!listening.length) return;
       const { subscribers, ended } = await this.#current(listening, { userId: owner.userId, sandbox: isSandbox(owner) });
-      const cut = this.#cut(ended);
+      const cut = endSubscriptions(ended, this.deps);
       const posts: Array<{ sub: SubscriptionRecord; frame: string; event: string }> = [];
       for (const out of outgoing) {
         const targets = subscribers.filter((s) => out.channels.includes(s.channel));
@@ -169,23 +169,6 @@ export class EventPublisher {
       ),
     );
     return { subscribers: subs.filter((_, i) => verdicts[i] === true), ended: subs.filter((_, i) => verdicts[i] === false) };
-  }
-
-  /** Tells each ended subscription, removes it, and hangs up on connections left with none. */
-  async #cut(ended: SubscriptionRecord[]): Promise<void> {
-    if (!ended.length) return;
-    try {
-      await Promise.all(ended.map((sub) => this.deps.post(sub.connectionId, eventFrame('subscription_error', sub.channel, 401))));
-      const emptied = await this.deps.connections.drop(ended);
-      await Promise.all(emptied.map((id) => hangUp(id, this.deps)));
-      this.deps.log.info('socket subscriptions ended with their credential', {
-        keyIds: [...new Set(ended.map((s) => s.keyId ?? null))],
-        subscriptions: ended.length,
-        closed: emptied,
-      });
-    } catch (err) {
-      this.deps.log.warn('socket subscriptions of an ended credential not all removed', { error: err });
-    }
   }
 
   /** Frames to one connection go in order, connections in parallel. */

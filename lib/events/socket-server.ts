@@ -19,7 +19,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../log.js';
-import type { SocketConnections } from './connections.js';
+import type { Credentials } from '../auth/credentials.js';
+import { parseCredentialMember, type OpenConnection, type SocketConnections, type SubscriptionRecord } from './connections.js';
+import { SubscriptionCredentials } from './credential-check.js';
 import { connectedFrame, connectErrorFrame, DISCONNECT_FRAME, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame, PING_FRAME, PONG_FRAME } from './protocol.js';
 import { authorizeSubscription, channelOf, type SubscribeDeps } from './subscribe.js';
 
@@ -36,6 +38,28 @@ export type CloseConnection = (connectionId: string) => Promise<void>;
 export async function hangUp(connectionId: string, deps: { connections: Pick<SocketConnections, 'close'>; post: PostToConnection; disconnect: CloseConnection }): Promise<void> {
   if (await deps.post(connectionId, DISCONNECT_FRAME)) await deps.disconnect(connectionId);
   await deps.connections.close(connectionId);
+}
+
+/**
+ * Ends subscriptions whose credential ended: each gets `subscription_error` (channel, 401), as a
+ * subscribe with that credential would now, and is removed; a connection left with none is hung up on.
+ * Returns the connections hung up on. Never throws (a failure is logged; the next event or ping tries again).
+ */
+export async function endSubscriptions(
+  ended: SubscriptionRecord[],
+  deps: { connections: Pick<SocketConnections, 'close' | 'drop'>; post: PostToConnection; disconnect: CloseConnection; log: Logger },
+): Promise<string[]> {
+  if (!ended.length) return [];
+  try {
+    await Promise.all(ended.map((sub) => deps.post(sub.connectionId, eventFrame('subscription_error', sub.channel, 401))));
+    const emptied = await deps.connections.drop(ended);
+    await Promise.all(emptied.map((id) => hangUp(id, deps)));
+    deps.log.info('socket subscriptions ended with their credential', { keyIds: [...new Set(ended.map((s) => s.keyId ?? null))], subscriptions: ended.length, closed: emptied });
+    return emptied;
+  } catch (err) {
+    deps.log.warn('socket subscriptions of an ended credential not all removed', { error: err });
+    return [];
+  }
 }
 
 export interface SocketServerDeps extends SubscribeDeps {
@@ -104,46 +128,71 @@ export async function hello(
 }
 
 /**
- * Pings every connection (at most `concurrency` posts at once); forgets the gone ones, and hangs up on
- * those that have not subscribed within `subscribeSeconds` of connecting.
+ * Pings every connection (at most `concurrency` posts at once); forgets the gone ones, hangs up on
+ * those that have not subscribed within `subscribeSeconds` of connecting, and ends the subscriptions
+ * whose credential ended (each credential checked once a round), so that a socket of a revoked key
+ * is told within a round even when no event comes.
  */
 export async function pingAll(deps: {
   connections: SocketConnections;
+  credentials: Pick<Credentials, 'verifyRef'>;
   post: PostToConnection;
   disconnect: CloseConnection;
   log: Logger;
   subscribeSeconds: number;
   concurrency?: number;
   now?: () => number;
-}): Promise<{ pinged: number; gone: number; idle: number }> {
-  let pinged = 0;
-  let gone = 0;
-  let idle = 0;
+}): Promise<{ pinged: number; gone: number; idle: number; ended: number }> {
+  const counts = { pinged: 0, gone: 0, idle: 0, ended: 0 };
   let cursor: string | undefined;
   const now = (deps.now ?? Date.now)();
+  // One answer per credential for the whole round.
+  const checks = new SubscriptionCredentials(deps.credentials, { seconds: 3600, now: () => now });
+  const one = async (c: OpenConnection) => {
+    // `!(age < limit)`: a connection time that cannot be read counts as too old.
+    if (c.pending && !(now - c.connectedAt < deps.subscribeSeconds * 1000)) {
+      counts.idle++;
+      return hangUp(c.id, deps);
+    }
+    const ended = await endedCredentials(c, checks, deps);
+    if (ended) counts.ended++;
+    // A connection that keeps subscriptions of other credentials is still pinged.
+    if (ended === 'closed') return;
+    if (await deps.post(c.id, PING_FRAME)) counts.pinged++;
+    else {
+      counts.gone++;
+      await deps.connections.close(c.id);
+    }
+  };
   do {
     const page = await deps.connections.page(cursor);
     cursor = page.cursor;
     const connections = [...page.connections];
     const worker = async () => {
       for (let c = connections.shift(); c !== undefined; c = connections.shift()) {
-        try {
-          // `!(age < limit)`: a connection time that cannot be read counts as too old.
-          if (c.pending && !(now - c.connectedAt < deps.subscribeSeconds * 1000)) {
-            idle++;
-            await hangUp(c.id, deps);
-          } else if (await deps.post(c.id, PING_FRAME)) pinged++;
-          else {
-            gone++;
-            await deps.connections.close(c.id);
-          }
-        } catch (err) {
-          deps.log.warn('socket ping failed', { connectionId: c.id, error: err });
-        }
+        await one(c).catch((err: unknown) => deps.log.warn('socket ping failed', { connectionId: c.id, error: err }));
       }
     };
     await Promise.all(Array.from({ length: deps.concurrency ?? 20 }, worker));
   } while (cursor);
-  deps.log.info('sockets pinged', { pinged, gone, idle });
-  return { pinged, gone, idle };
+  deps.log.info('sockets pinged', counts);
+  return counts;
+}
+
+/** Ends the connection's subscriptions of each credential that ended: whether any did, and whether that closed it. */
+async function endedCredentials(
+  c: OpenConnection,
+  checks: SubscriptionCredentials,
+  deps: { connections: SocketConnections; post: PostToConnection; disconnect: CloseConnection; log: Logger },
+): Promise<'ended' | 'closed' | undefined> {
+  let outcome: 'ended' | 'closed' | undefined;
+  for (const member of c.creds) {
+    const parsed = parseCredentialMember(member);
+    // A check that could not be made ends nothing (the ping sends no event; the next round checks again).
+    if (parsed && (await checks.allows({ credential: parsed.ref }, parsed.owner).catch(() => true))) continue;
+    outcome ??= 'ended';
+    if (parsed && (await endSubscriptions(await deps.connections.subscriptionsWith(c.id, parsed.ref), deps)).includes(c.id)) outcome = 'closed';
+    await deps.connections.forgetCredential(c.id, member);
+  }
+  return outcome;
 }

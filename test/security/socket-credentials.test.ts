@@ -13,7 +13,7 @@ import { Credentials } from '#lib/auth/credentials.js';
 import { ApiKeys } from '#lib/auth/keys.js';
 import { SocketConnections } from '#lib/events/connections.js';
 import { EventPublisher } from '#lib/events/publisher.js';
-import { onFrame } from '#lib/events/socket-server.js';
+import { onFrame, pingAll } from '#lib/events/socket-server.js';
 import { createLogger } from '#lib/log.js';
 import { OAuthClients } from '#lib/oauth/clients.js';
 import { TokenStore } from '#lib/oauth/tokens.js';
@@ -61,6 +61,8 @@ interface World {
   /** Opens a connection and subscribes it to the user's jobs channel with `bearer`. */
   socket(connectionId: string, bearer: string): Promise<void>;
   jobEvent(): Promise<void>;
+  /** The scheduled ping's round, over this user's connections only. */
+  ping(): Promise<void>;
   /** The job events a connection heard. */
   heard(connectionId: string): string[];
 }
@@ -118,6 +120,18 @@ async function world(): Promise<World> {
       const job = { pk: `job#j${++jobs}`, sk: 'job', id: `j${jobs}-${connectionsTag()}`, userId: user.id, tag: null, status: 'processing', createdAt: new Date().toISOString(), startedAt: null, endedAt: null, expiresAt: 0, taskIds: [], webhookUrl: null } as unknown as JobRecord;
       await publisher.jobUpdated(job);
     },
+    async ping() {
+      const mine = new Set((await connections.subscribersOf(user.id, false)).map((s) => s.connectionId));
+      const only = (id: string) => mine.has(id);
+      await pingAll({
+        connections,
+        credentials,
+        post: async (id, frame) => (only(id) ? post(id, frame) : true),
+        disconnect: async (id) => (only(id) ? disconnect(id) : undefined),
+        subscribeSeconds: 3600,
+        log,
+      });
+    },
     heard: (id) => (frames.get(id) ?? []).filter((f) => /^42\["job\./.test(f)),
   };
 }
@@ -158,12 +172,17 @@ describe('a socket whose credential ended hears nothing more', () => {
     await afterRevocation(w, ['key-revoked'], ['key-kept']);
   });
 
-  it('a key revoked before any event reached its socket: not even the first event', async () => {
+  /** A socket of a key revoked before any event, and one of another key of the same user. */
+  async function revokedKeySockets(revokedSocket: string, keptSocket: string) {
     const revoked = await w.keys.create({ scopes: ['task.read'], userId: w.userId });
     const kept = await w.keys.create({ scopes: ['task.read'], userId: w.userId });
-    await w.socket('early-revoked', revoked.key);
-    await w.socket('early-kept', kept.key);
+    await w.socket(revokedSocket, revoked.key);
+    await w.socket(keptSocket, kept.key);
     await w.keys.revoke(revoked.record.keyId);
+  }
+
+  it('a key revoked before any event reached its socket: not even the first event', async () => {
+    await revokedKeySockets('early-revoked', 'early-kept');
     await w.jobEvent();
     expect(w.heard('early-revoked')).toEqual([]);
     expect(w.heard('early-kept')).toHaveLength(1);
@@ -241,6 +260,15 @@ describe('a socket whose credential ended hears nothing more', () => {
     for (let i = 0; i < events; i++) await w.jobEvent();
     expect((w.counter.calls.get ?? 0) + (w.counter.calls.getMany ?? 0)).toBeLessThanOrEqual(2 * 2);
     console.info(`socket events: ${events} events to 4 subscribers of 2 keys: ${w.counter.calls.query} queries, ${(w.counter.calls.get ?? 0) + (w.counter.calls.getMany ?? 0)} credential reads`);
+  });
+
+  it('a socket of a revoked key that hears no event is told and closed by the next ping', async () => {
+    await revokedKeySockets('quiet-revoked', 'quiet-kept');
+    await w.ping();
+    expect(w.frames.get('quiet-revoked')).toEqual([`42["subscription_error","private-user.${w.userId}.jobs",401]`, '41']);
+    expect(w.closed).toEqual(['quiet-revoked']);
+    expect(w.frames.get('quiet-kept')).toEqual(['2']);
+    expect((await w.connections.subscribersOf(w.userId, false)).map((s) => s.connectionId)).toEqual(['quiet-kept']);
   });
 
   it('a subscription recorded without its credential (made before this check existed) is cut, not trusted', async () => {

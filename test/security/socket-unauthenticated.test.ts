@@ -37,6 +37,18 @@ function gateway() {
   };
 }
 
+/** The ping's round at `now`, with a subscribe period of 30 s; every credential still good. */
+const ping = (connections: SocketConnections, g: ReturnType<typeof gateway>, now: number) =>
+  pingAll({
+    connections,
+    post: g.post,
+    disconnect: g.disconnect,
+    credentials: { verifyRef: async () => ({ ...owner, keyId: credential.keyId, scopes: ['task.read'], kind: 'api-key' as const }) },
+    log,
+    subscribeSeconds: 30,
+    now: () => now,
+  });
+
 const stored = async (id: string) => (await backend.store.get({ pk: 'socket#connections', sk: id })) !== undefined;
 
 describe('connections that have not subscribed', () => {
@@ -88,9 +100,9 @@ describe('connections that have not subscribed', () => {
     expect(await connections.open('idle-1', { address: ip, now: start })).toBe(true);
     expect(await connections.open('idle-2', { address: ip, now: start + 20_000 })).toBe(true);
     const g = gateway();
-    await pingAll({ connections, post: g.post, disconnect: g.disconnect, log, subscribeSeconds: 30, now: () => start + 29_000 });
+    await ping(connections, g, start + 29_000);
     expect(g.closed).not.toContain('idle-1');
-    await pingAll({ connections, post: g.post, disconnect: g.disconnect, log, subscribeSeconds: 30, now: () => start + 31_000 });
+    await ping(connections, g, start + 31_000);
     expect(g.closed).toContain('idle-1');
     expect(g.closed).not.toContain('idle-2');
     expect(g.frames.get('idle-1')?.at(-1)).toBe('41');
@@ -104,7 +116,7 @@ describe('connections that have not subscribed', () => {
     expect(await connections.open('subscribed-old', { address: address(), now: start })).toBe(true);
     expect(await connections.subscribe('subscribed-old', owner, 'private-user.4242.jobs', credential)).toBe(true);
     const g = gateway();
-    await pingAll({ connections, post: g.post, disconnect: g.disconnect, log, subscribeSeconds: 30, now: () => start + 3_600_000 });
+    await ping(connections, g, start + 3_600_000);
     expect(g.closed).not.toContain('subscribed-old');
     expect(g.frames.get('subscribed-old')).toEqual(['2']);
     expect(await stored('subscribed-old')).toBe(true);
@@ -117,7 +129,7 @@ describe('connections that have not subscribed', () => {
     expect(await connections.open('idle-room-1', { address: ip, now: start })).toBe(true);
     expect(await connections.open('idle-room-2', { address: ip, now: start })).toBe(false);
     const g = gateway();
-    await pingAll({ connections, post: g.post, disconnect: g.disconnect, log, subscribeSeconds: 30, now: () => start + 60_000 });
+    await ping(connections, g, start + 60_000);
     expect(g.closed).toContain('idle-room-1');
     expect(await connections.open('idle-room-2', { address: ip })).toBe(true);
   });

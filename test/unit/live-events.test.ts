@@ -168,7 +168,7 @@ describe('publishing', () => {
 
   it('holds an event back from a subscription whose credential could not be checked, and cuts nothing', async () => {
     const { deps, events } = publisher([sub('private-job.j1', 'c1')]);
-    deps.credentials.verifyRef.mockRejectedValueOnce(new Error('table unreachable'));
+    deps.credentials.verifyRef.mockRejectedValueOnce(new Error('table unreachable')).mockRejectedValueOnce(new Error('table unreachable'));
     await events.jobUpdated(job());
     expect(deps.post).not.toHaveBeenCalled();
     expect(deps.connections.drop).not.toHaveBeenCalled();
