@@ -36,8 +36,9 @@ export type CloseConnection = (connectionId: string) => Promise<void>;
  * neither reconnects nor waits), the gateway's close (for a client that ignores it), its records.
  */
 export async function hangUp(connectionId: string, deps: { connections: Pick<SocketConnections, 'close'>; post: PostToConnection; disconnect: CloseConnection }): Promise<void> {
-  if (await deps.post(connectionId, DISCONNECT_FRAME)) await deps.disconnect(connectionId);
+  // The records first: the room of a connection not subscribed is given back before the client hears.
   await deps.connections.close(connectionId);
+  if (await deps.post(connectionId, DISCONNECT_FRAME)) await deps.disconnect(connectionId);
 }
 
 /**
@@ -109,6 +110,12 @@ export interface HelloSettings {
 /** Waits before each further try of the open packet (ms): about 6 s in all. */
 export const HELLO_RETRY_MS = [50, 100, 200, 400, 800, 1500, 3000];
 
+/**
+ * How long after its record is made a connection may still be opening (`$connect` running, then
+ * hello's tries): the ping does not forget it for a Gone, which the gateway answers until then.
+ */
+const OPENING_MS = 15_000;
+
 /** Sends Engine.IO's open packet once the connection is open. False when it never was (the client left). */
 export async function hello(
   connectionId: string,
@@ -159,7 +166,8 @@ export async function pingAll(deps: {
     // A connection that keeps subscriptions of other credentials is still pinged.
     if (ended === 'closed') return;
     if (await deps.post(c.id, PING_FRAME)) counts.pinged++;
-    else {
+    // Gone, unless still opening: the gateway answers Gone until its `$connect` returns.
+    else if (!(now - c.connectedAt < OPENING_MS)) {
       counts.gone++;
       await deps.connections.close(c.id);
     }

@@ -122,6 +122,16 @@ describe('connections that have not subscribed', () => {
     expect(await stored('subscribed-old')).toBe(true);
   });
 
+  it('a connection still opening (its $connect not returned: the gateway answers Gone) is not forgotten for a Gone', async () => {
+    const connections = new SocketConnections(backend.store, { pendingPerAddress: 5, pendingTotal: 1000 });
+    const start = Date.now();
+    expect(await connections.open('opening', { address: address(), now: start })).toBe(true);
+    const g = gateway();
+    g.closed.push('opening');
+    await ping(connections, g, start + 1_000);
+    expect(await stored('opening')).toBe(true);
+  });
+
   it('a connection the ping closed for idling gives its room back', async () => {
     const connections = new SocketConnections(backend.store, { pendingPerAddress: 1, pendingTotal: 1000 });
     const ip = address();
