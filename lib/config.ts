@@ -389,6 +389,25 @@ const schema = z.object({
    */
   SOCKET_PING_SECONDS: z.coerce.number().int().positive().max(300).default(60),
   SOCKET_PING_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(60),
+  /**
+   * A connection that has not subscribed within this many seconds is told (socket.io's disconnect)
+   * and closed, by the ping that follows (so within this plus the ping interval: 30–90 s by default).
+   * The SDK subscribes as soon as it connects.
+   */
+  SOCKET_SUBSCRIBE_SECONDS: z.coerce.number().int().positive().max(3600).default(30),
+  /**
+   * How many connections that have not subscribed yet may be open at once, from one source address and
+   * in all: a connect over either is refused (429). Each costs a record and a ping until it subscribes
+   * or SOCKET_SUBSCRIBE_SECONDS end it.
+   */
+  SOCKET_PENDING_PER_ADDRESS: z.coerce.number().int().positive().max(100_000).default(10),
+  SOCKET_PENDING_TOTAL: z.coerce.number().int().positive().max(1_000_000).default(1000),
+  /**
+   * How long a function instance trusts its last check that a subscription's credential is still good
+   * (seconds; 0: every event checks): a revoked key, token or grant, or a disabled user, hears nothing
+   * more at most this long after. Each check is one or two reads per credential, not per event.
+   */
+  SOCKET_CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(3),
 
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Allows user-requested fetches to loopback addresses. Tests only; never in the cloud. */

@@ -1,8 +1,21 @@
-/** Scheduled: pings every socket connection (Engine.IO `2`) and forgets those that are gone. */
+/**
+ * Scheduled: pings every socket connection (Engine.IO `2`), forgets those that are gone, hangs up on
+ * those that have not subscribed within SOCKET_SUBSCRIBE_SECONDS and ends subscriptions whose
+ * credential ended (lib/events/socket-server.ts).
+ */
+import { config } from '#lib/config.js';
 import { pingAll } from '#lib/events/socket-server.js';
+import { bearerCredentials } from '#lib/platform/credentials.js';
 import { rootLogger } from '#lib/platform/logger.js';
-import { postToConnection, socketConnections } from '#lib/platform/sockets.js';
+import { closeConnection, postToConnection, socketConnections } from '#lib/platform/sockets.js';
 
-export async function handler(): Promise<{ pinged: number; gone: number }> {
-  return pingAll({ connections: socketConnections(), post: postToConnection(), log: rootLogger().child({ function: 'socketPing' }) });
+export async function handler(): Promise<{ pinged: number; gone: number; idle: number; ended: number }> {
+  return pingAll({
+    connections: socketConnections(),
+    post: postToConnection(),
+    disconnect: closeConnection(),
+    credentials: bearerCredentials(),
+    subscribeSeconds: config().SOCKET_SUBSCRIBE_SECONDS,
+    log: rootLogger().child({ function: 'socketPing' }),
+  });
 }

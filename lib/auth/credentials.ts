@@ -7,7 +7,7 @@
 import type { StateStore } from '../state/port.js';
 import type { TokenStore } from '../oauth/tokens.js';
 import { TOKEN_PREFIX } from '../oauth/tokens.js';
-import type { ApiKeys } from './keys.js';
+import { hashKey, type ApiKeys } from './keys.js';
 import { isActiveUser, userKey, type UserRecord } from './users.js';
 
 export interface Credential {
@@ -25,6 +25,18 @@ export interface Credential {
   accountRegion?: string | null;
 }
 
+/**
+ * What is kept to check a credential again later (a socket subscription: lib/events/publisher.ts):
+ * its kind and the SHA-256 of the bearer, by which its key or token record is found. Never the bearer;
+ * the hash is already the key of that record in the same table.
+ */
+export interface CredentialRef {
+  kind: Credential['kind'];
+  hash: string;
+}
+
+export const credentialRef = (bearer: string, credential: Pick<Credential, 'kind'>): CredentialRef => ({ kind: credential.kind, hash: hashKey(bearer) });
+
 export class Credentials {
   constructor(
     private readonly store: StateStore,
@@ -33,12 +45,27 @@ export class Credentials {
   ) {}
 
   async verify(bearer: string): Promise<Credential | undefined> {
+    const hash = hashKey(bearer);
     if (bearer.startsWith(TOKEN_PREFIX.access)) {
-      const grant = await this.tokens.verifyAccessToken(bearer);
-      if (grant) return { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth', sandbox: grant.sandbox };
+      const token = await this.#token(hash);
+      if (token) return token;
       // An API key chosen to look like a token (`API_KEY=oat_… npm start`) is still a key.
     }
-    const key = await this.keys.verify(bearer);
+    return this.#key(hash);
+  }
+
+  /** The same check as `verify`, again, for a credential that `verify` accepted: undefined once it ended. */
+  async verifyRef(ref: CredentialRef): Promise<Credential | undefined> {
+    return ref.kind === 'oauth' ? this.#token(ref.hash) : this.#key(ref.hash);
+  }
+
+  async #token(hash: string): Promise<Credential | undefined> {
+    const grant = await this.tokens.verifyAccessTokenHash(hash);
+    return grant && { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth', sandbox: grant.sandbox };
+  }
+
+  async #key(hash: string): Promise<Credential | undefined> {
+    const key = await this.keys.verifyHash(hash);
     if (!key) return undefined;
     const user = await this.store.get<UserRecord>(userKey(key.userId));
     if (!isActiveUser(key.userId, user)) return undefined;

@@ -69,7 +69,12 @@ export class ApiKeys {
 
   /** The record of a presented key, or undefined when it is unknown or revoked. */
   async verify(key: string): Promise<ApiKeyRecord | undefined> {
-    const record = await this.store.get<ApiKeyRecord>({ pk: keyPk(hashKey(key)), sk: 'apikey' });
+    return this.verifyHash(hashKey(key));
+  }
+
+  /** The same check by the key's hash (what a socket subscription keeps instead of the key). */
+  async verifyHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const record = await this.store.get<ApiKeyRecord>({ pk: keyPk(hash), sk: 'apikey' });
     return record && !record.revokedAt ? record : undefined;
   }
 

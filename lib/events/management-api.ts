@@ -1,12 +1,12 @@
 /**
  * Posts to socket connections through the API Gateway management API (PostToConnection), the only
- * way a Lambda function reaches a WebSocket client. The endpoint is the stage's
+ * way a Lambda function reaches a WebSocket client, and closes them (DeleteConnection). The endpoint is the stage's
  * (`https://{api id}.execute-api.{region}.amazonaws.com/{stage}`); locally serverless-offline serves
  * the same API at `/@connections/{id}` on its websocket port.
  */
-import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { BACKEND_CALL_LIMITS } from '../platform/call-limits.js';
-import type { PostToConnection } from './socket-server.js';
+import type { CloseConnection, PostToConnection } from './socket-server.js';
 
 /** Gone (410): the client left, or the connection is not open yet (during `$connect`). */
 const isGone = (err: unknown) => {
@@ -22,6 +22,17 @@ export function managementApiPoster(client: ApiGatewayManagementApiClient): Post
     } catch (err) {
       if (isGone(err)) return false;
       throw err;
+    }
+  };
+}
+
+/** Closes a connection at the gateway (DeleteConnection); one already gone is no error. */
+export function managementApiCloser(client: ApiGatewayManagementApiClient): CloseConnection {
+  return async (connectionId) => {
+    try {
+      await client.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+    } catch (err) {
+      if (!isGone(err)) throw err;
     }
   };
 }

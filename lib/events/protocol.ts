@@ -28,6 +28,11 @@ export type ClientFrame =
 
 export const PING_FRAME = '2';
 export const PONG_FRAME = '3';
+/**
+ * The server's disconnect of the default namespace: the client's socket emits `disconnect` ("io
+ * server disconnect"), does not reconnect, and closes the connection when it was its only namespace.
+ */
+export const DISCONNECT_FRAME = '41';
 
 /**
  * The largest frame the server takes and announces (`maxPayload`): API Gateway's limit of a WebSocket

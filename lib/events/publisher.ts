@@ -10,8 +10,15 @@
  * parallel. A frame over the gateway's 128 KB carries a smaller object instead (id, status, timestamps,
  * links.self: fetch it for the rest). Connections the gateway says are gone are forgotten.
  *
+ * Each subscription's credential is checked again (./credential-check.ts, a few seconds' cache per
+ * function instance: about one or two reads per credential and period, not per event): a subscription
+ * whose key, token, grant or user ended gets no event, but `subscription_error` (401) for its channel,
+ * and is removed; a connection left without subscriptions is hung up on (socket.io's disconnect, then
+ * the gateway's close). A check that could not be made holds that subscription's events back this once.
+ *
  * Publishing never breaks the pipeline: a failure is logged and the job goes on.
  */
+import type { Credentials } from '../auth/credentials.js';
 import type { Logger } from '../log.js';
 import type { TaskLinks } from '../tasks/links.js';
 import { isSandbox, type JobRecord, type TaskRecord } from '../tasks/model.js';
@@ -20,12 +27,19 @@ import { jobView, taskView } from '../tasks/views.js';
 import { originOf } from '../webhooks/model.js';
 import { jobChannels, jobEndEvent, taskChannels, taskEndEvent, type JobEvent, type TaskEvent } from './channels.js';
 import type { SocketConnections, SubscriptionRecord } from './connections.js';
+import { SubscriptionCredentials } from './credential-check.js';
 import { eventFrame, MAX_FRAME_BYTES } from './protocol.js';
-import type { PostToConnection } from './socket-server.js';
+import { endSubscriptions, type CloseConnection, type PostToConnection } from './socket-server.js';
+import type { SubscriptionOwner } from './subscribe.js';
 
 export interface EventPublisherDeps {
-  connections: Pick<SocketConnections, 'subscribersOf' | 'close'>;
+  connections: Pick<SocketConnections, 'subscribersOf' | 'close' | 'drop'>;
   post: PostToConnection;
+  disconnect: CloseConnection;
+  credentials: Pick<Credentials, 'verifyRef'>;
+  /** How long a credential's check is trusted (SOCKET_CREDENTIAL_CACHE_SECONDS); 3 s when not given. */
+  credentialCacheSeconds?: number;
+  now?: () => number;
   tasks: Pick<TaskStore, 'getJob' | 'getTasks'>;
   links: Pick<TaskLinks, 'for'>;
   log: Logger;
@@ -52,7 +66,11 @@ export function frameFor(event: string, channel: string, data: { job: Record<str
 }
 
 export class EventPublisher {
-  constructor(private readonly deps: EventPublisherDeps) {}
+  readonly #credentials: SubscriptionCredentials;
+
+  constructor(private readonly deps: EventPublisherDeps) {
+    this.#credentials = new SubscriptionCredentials(deps.credentials, { seconds: deps.credentialCacheSeconds ?? 3, now: deps.now });
+  }
 
   /** `job.created` and each task's `task.created`: one query for all of them. */
   async jobCreated(job: JobRecord, tasks: TaskRecord[]): Promise<void> {
@@ -117,8 +135,11 @@ export class EventPublisher {
 
   async #publish(owner: JobRecord | TaskRecord, outgoing: Outgoing[]): Promise<void> {
     try {
-      const subscribers = await this.deps.connections.subscribersOf(owner.userId, isSandbox(owner));
-      if (!subscribers.length) return;
+      // Only subscriptions to a channel of these events have their credential checked.
+      const listening = (await this.deps.connections.subscribersOf(owner.userId, isSandbox(owner))).filter((s) => outgoing.some((o) => o.channels.includes(s.channel)));
+      if (!listening.length) return;
+      const { subscribers, ended } = await this.#current(listening, { userId: owner.userId, sandbox: isSandbox(owner) });
+      const cut = endSubscriptions(ended, this.deps);
       const posts: Array<{ sub: SubscriptionRecord; frame: string; event: string }> = [];
       for (const out of outgoing) {
         const targets = subscribers.filter((s) => out.channels.includes(s.channel));
@@ -131,10 +152,23 @@ export class EventPublisher {
           posts.push({ sub, frame, event: out.event });
         }
       }
-      await this.#post(posts);
+      await Promise.all([this.#post(posts), cut]);
     } catch (err) {
       this.deps.log.error('socket event publication failed', { events: outgoing.map((o) => o.event), id: outgoing[0]?.id, error: err });
     }
+  }
+
+  /** The subscriptions whose credential still holds, and those whose credential ended. */
+  async #current(subs: SubscriptionRecord[], owner: SubscriptionOwner): Promise<{ subscribers: SubscriptionRecord[]; ended: SubscriptionRecord[] }> {
+    const verdicts = await Promise.all(
+      subs.map((sub) =>
+        this.#credentials.allows(sub, owner).catch((err: unknown) => {
+          this.deps.log.warn('socket subscription credential not checked', { connectionId: sub.connectionId, error: err });
+          return undefined;
+        }),
+      ),
+    );
+    return { subscribers: subs.filter((_, i) => verdicts[i] === true), ended: subs.filter((_, i) => verdicts[i] === false) };
   }
 
   /** Frames to one connection go in order, connections in parallel. */

@@ -8,9 +8,12 @@
  * A refusal carries the status the HTTP routes would answer (Laravel Echo Server passes on its auth
  * endpoint's): 401 without a valid credential, 403 otherwise. A channel of someone else's job, of a job
  * that does not exist and an unknown channel name are all 403, so a refusal tells nothing of other users.
+ *
+ * An accepted subscription keeps which credential made it (./credential-check.ts checks it again at
+ * each event): it hears nothing once that credential ends.
  */
 import * as z from 'zod';
-import type { Credentials } from '../auth/credentials.js';
+import { credentialRef, type CredentialRef, type Credentials } from '../auth/credentials.js';
 import { bearerToken } from '../http/middleware/api-key.js';
 import { isSandbox } from '../tasks/model.js';
 import type { TaskStore } from '../tasks/store.js';
@@ -28,7 +31,12 @@ export interface SubscriptionOwner {
   sandbox: boolean;
 }
 
-export type SubscribeDecision = { ok: true; channel: string; owner: SubscriptionOwner } | { ok: false; channel: string; status: 401 | 403 };
+/** The credential that subscribed, as the subscription keeps it (checked again by each event) and its public id. */
+export type SubscribingCredential = CredentialRef & { keyId: string };
+
+export type SubscribeDecision =
+  | { ok: true; channel: string; owner: SubscriptionOwner; credential: SubscribingCredential }
+  | { ok: false; channel: string; status: 401 | 403 };
 
 export interface SubscribeDeps {
   credentials: Pick<Credentials, 'verify'>;
@@ -51,7 +59,7 @@ export async function authorizeSubscription(data: unknown, deps: SubscribeDeps):
   }
   const token = bearerToken(headers);
   const credential = token ? await deps.credentials.verify(token) : undefined;
-  if (!credential) return { ok: false, channel, status: 401 };
+  if (!token || !credential) return { ok: false, channel, status: 401 };
   const refused = { ok: false, channel, status: 403 } as const;
   if (!credential.scopes.includes(SUBSCRIBE_SCOPE)) return refused;
   const target = parseChannel(channel);
@@ -71,5 +79,5 @@ export async function authorizeSubscription(data: unknown, deps: SubscribeDeps):
       if (target.userId !== credential.userId) return refused;
       break;
   }
-  return { ok: true, channel, owner: { userId: credential.userId, sandbox: credential.sandbox } };
+  return { ok: true, channel, owner: { userId: credential.userId, sandbox: credential.sandbox }, credential: { ...credentialRef(token, credential), keyId: credential.keyId } };
 }

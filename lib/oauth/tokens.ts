@@ -95,7 +95,8 @@ export const subjectOf = (s: Subject): Subject => ({ userId: s.userId, clientId:
 export const grantKey = (userId: number, clientId: string) => ({ pk: `oauthgrant#${userId}`, sk: `client#${clientId}` });
 const familyKey = (id: string) => ({ pk: `oauthfamily#${id}`, sk: 'family' as const });
 const codeKey = (code: string) => ({ pk: `oauthcode#${sha256(code)}`, sk: 'code' as const });
-const tokenKey = (token: string, kind: 'access' | 'refresh') => ({ pk: `oauthtoken#${sha256(token)}`, sk: kind });
+const tokenKey = (token: string, kind: 'access' | 'refresh') => tokenKeyOfHash(sha256(token), kind);
+const tokenKeyOfHash = (hash: string, kind: 'access' | 'refresh') => ({ pk: `oauthtoken#${hash}`, sk: kind });
 
 /** What a valid access token grants. */
 export interface AccessGrant extends Subject {
@@ -274,7 +275,12 @@ export class TokenStore {
   /** What a presented access token grants, or undefined when it is unknown, expired or revoked. */
   async verifyAccessToken(token: string): Promise<AccessGrant | undefined> {
     if (!token.startsWith(TOKEN_PREFIX.access)) return undefined;
-    const record = await this.store.get<TokenRecord>(tokenKey(token, 'access'));
+    return this.verifyAccessTokenHash(sha256(token));
+  }
+
+  /** The same check by the token's SHA-256 (what a socket subscription keeps instead of the token). */
+  async verifyAccessTokenHash(hash: string): Promise<AccessGrant | undefined> {
+    const record = await this.store.get<TokenRecord>(tokenKeyOfHash(hash, 'access'));
     const client = record && (await this.#liveClient(record, record.familyId));
     if (!record || !client) return undefined;
     return { userId: record.userId, clientId: record.clientId, grantId: record.grantId, scopes: record.scopes, sandbox: client.sandbox === true };

@@ -1,17 +1,23 @@
 /**
  * The live-event singletons of one function instance: the connection store and the management API
- * poster (the publisher is wired with the task services, lib/platform/tasks.ts).
+ * poster and closer (the publisher is wired with the task services, lib/platform/tasks.ts).
  */
 import { config } from '../config.js';
 import { SocketConnections } from '../events/connections.js';
-import { managementApiClient, managementApiPoster } from '../events/management-api.js';
-import type { PostToConnection } from '../events/socket-server.js';
+import { managementApiClient, managementApiCloser, managementApiPoster } from '../events/management-api.js';
+import type { CloseConnection, PostToConnection } from '../events/socket-server.js';
 import { once, stateStore } from './clients.js';
 
-export const socketConnections = once(() => new SocketConnections(stateStore()));
+export const socketConnections = once(
+  () => new SocketConnections(stateStore(), { pendingPerAddress: config().SOCKET_PENDING_PER_ADDRESS, pendingTotal: config().SOCKET_PENDING_TOTAL }),
+);
 
-export const postToConnection = once((): PostToConnection => {
+const managementApi = once(() => {
   const c = config();
   if (!c.SOCKET_ENDPOINT) throw new Error('SOCKET_ENDPOINT is not set: the socket functions need the WebSocket API management endpoint');
-  return managementApiPoster(managementApiClient({ region: c.AWS_REGION, endpoint: c.SOCKET_ENDPOINT }));
+  return managementApiClient({ region: c.AWS_REGION, endpoint: c.SOCKET_ENDPOINT });
 });
+
+export const postToConnection = once((): PostToConnection => managementApiPoster(managementApi()));
+
+export const closeConnection = once((): CloseConnection => managementApiCloser(managementApi()));

@@ -15,12 +15,13 @@ import { TaskStore } from '../tasks/store.js';
 import { WebhookNotifier } from '../webhooks/events.js';
 import { webhookStore } from '../webhooks/platform.js';
 import { credits, usage } from './account.js';
+import { bearerCredentials } from './credentials.js';
 import { stateStore } from './clients.js';
 import { downloadUrls } from './download-urls.js';
 import { fileStore } from './files.js';
 import { rootLogger } from './logger.js';
 import { queueClient } from './queue.js';
-import { postToConnection, socketConnections } from './sockets.js';
+import { closeConnection, postToConnection, socketConnections } from './sockets.js';
 
 let store: TaskStore | undefined;
 let scheduler: Scheduler | undefined;
@@ -58,7 +59,15 @@ export const webhookNotifier = () =>
 /** Live events to socket subscribers (lib/events), or null where the stack has no socket endpoint (SOCKET_ENDPOINT). */
 export const eventPublisher = (): EventPublisher | null =>
   (publisher ??= config().SOCKET_ENDPOINT
-    ? new EventPublisher({ ...eventViews(), connections: socketConnections(), post: postToConnection(), log: rootLogger().child({ component: 'sockets' }) })
+    ? new EventPublisher({
+        ...eventViews(),
+        connections: socketConnections(),
+        post: postToConnection(),
+        disconnect: closeConnection(),
+        credentials: bearerCredentials(),
+        credentialCacheSeconds: config().SOCKET_CREDENTIAL_CACHE_SECONDS,
+        log: rootLogger().child({ component: 'sockets' }),
+      })
     : null);
 
 /**

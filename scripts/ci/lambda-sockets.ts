@@ -69,7 +69,7 @@ export async function startSocketStubs(functionNamed: (name: string) => Invocabl
 }
 
 const wsEvent = (connectionId: string, routeKey: string, body?: string) => ({
-  requestContext: { connectionId, routeKey, eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$disconnect' ? 'DISCONNECT' : 'MESSAGE', stage: 'dev', domainName: 'local', apiId: 'local', requestId: connectionId, connectedAt: Date.now(), requestTimeEpoch: Date.now(), messageDirection: 'IN', extendedRequestId: connectionId, messageId: connectionId },
+  requestContext: { connectionId, routeKey, identity: { sourceIp: '127.0.0.1' }, eventType: routeKey === '$connect' ? 'CONNECT' : routeKey === '$disconnect' ? 'DISCONNECT' : 'MESSAGE', stage: 'dev', domainName: 'local', apiId: 'local', requestId: connectionId, connectedAt: Date.now(), requestTimeEpoch: Date.now(), messageDirection: 'IN', extendedRequestId: connectionId, messageId: connectionId },
   isBase64Encoded: false,
   ...(body === undefined ? {} : { body }),
 });

@@ -6,7 +6,6 @@
  * connection kept open by the scheduled pings (set to every 2 s here; clients give up after 2 + 10 s,
  * which a loaded machine's late ping does not reach).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,10 +16,11 @@ import { Accounts } from '#lib/auth/accounts.js';
 import { ApiKeys } from '#lib/auth/keys.js';
 import { SCOPES } from '#lib/auth/scopes.js';
 import { SocketConnections } from '#lib/events/connections.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
+import { platformState } from '../support/platform-state.js';
+import { listen as listenTo, recorded as recordedIn, subscribe } from '../support/sockets.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'live-events-e2e-'));
 let platform: Platform;
@@ -35,7 +35,7 @@ beforeAll(async () => {
     // Info lines: what a failure prints (test/support/print-platform-output.ts) shows each event sent.
     env: { SOCKET_PING_SECONDS: '2', SOCKET_PING_TIMEOUT_SECONDS: '10' },
   });
-  const state = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }), 'api-platform-local-state');
+  const state = platformState(platform);
   connections = new SocketConnections(state);
   const accounts = new Accounts(state, { username: 'local', email: 'local@example.com', credits: 'unlimited' });
   const { user } = await accounts.create({ email: 'other@example.com', username: 'Other', password: 'other-password-123456' });
@@ -51,42 +51,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Heard {
-  event: string;
-  args: unknown[];
-}
-
 /** A socket.io client as the SDK makes one, recording every event it hears. */
-function listen(): { socket: Socket; heard: Heard[]; next: (match: (h: Heard) => boolean) => Promise<Heard> } {
-  const socket = io(platform.socketUrl, { transports: ['websocket'] });
-  sockets.push(socket);
-  const heard: Heard[] = [];
-  const waiting: Array<{ match: (h: Heard) => boolean; resolve: (h: Heard) => void }> = [];
-  socket.onAny((event: string, ...args: unknown[]) => {
-    const h = { event, args };
-    heard.push(h);
-    for (const w of [...waiting]) {
-      if (w.match(h)) {
-        waiting.splice(waiting.indexOf(w), 1);
-        w.resolve(h);
-      }
-    }
-  });
-  const next = (match: (h: Heard) => boolean) =>
-    new Promise<Heard>((resolve) => {
-      const seen = heard.find(match);
-      if (seen) resolve(seen);
-      else waiting.push({ match, resolve });
-    });
-  return { socket, heard, next };
-}
-
-const subscribe = (socket: Socket, channel: string, key: string) => socket.emit('subscribe', { channel, auth: { headers: { Authorization: `Bearer ${key}` } } });
-
-/** A subscription takes effect when it is recorded (the protocol has no acknowledgement). */
-async function recorded(userId: number, channel: string, count = 1): Promise<void> {
-  while ((await connections.subscribersOf(userId, false)).filter((s) => s.channel === channel).length < count) await new Promise((r) => setTimeout(r, 50));
-}
+const listen = () => listenTo(platform.socketUrl, sockets);
+const recorded = (userId: number, channel: string, count = 1) => recordedIn(connections, userId, channel, count);
 
 type EventData = { job?: { id: string; status: string; tasks?: unknown[] }; task?: { id: string; status: string; name?: string; percent: number } };
 

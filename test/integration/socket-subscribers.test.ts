@@ -19,7 +19,7 @@ describe('subscribers of a user', () => {
     const connections = new SocketConnections(state.store);
     await connections.open('c2');
     expect(await connections.subscribersOf(9, false)).toEqual([]);
-    await connections.subscribe('c2', { userId: 9, sandbox: false }, 'private-user.9.jobs');
+    await connections.subscribe('c2', { userId: 9, sandbox: false }, 'private-user.9.jobs', { kind: 'api-key', hash: 'a'.repeat(64), keyId: 'aaaaaaaaaaaaaaaa' });
     expect((await connections.subscribersOf(9, false)).map((s) => s.connectionId)).toEqual(['c2']);
     await connections.close('c2');
     expect(await connections.subscribersOf(9, false)).toEqual([]);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Credential } from '#lib/auth/credentials.js';
+import { hashKey } from '#lib/auth/keys.js';
 import { parseChannel, taskChannels } from '#lib/events/channels.js';
 import type { SubscriptionRecord } from '#lib/events/connections.js';
 import { connectedFrame, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame } from '#lib/events/protocol.js';
@@ -86,7 +87,7 @@ describe('who may subscribe', () => {
 
   it("lets the owner's key with task.read subscribe to each channel of their own", async () => {
     for (const channel of ['private-job.j1', 'private-job.j1.tasks', 'private-task.t1', 'private-user.1.jobs', 'private-user.1.tasks']) {
-      expect(await ask(channel, 'key-1'), channel).toEqual({ ok: true, channel, owner: { userId: 1, sandbox: false } });
+      expect(await ask(channel, 'key-1'), channel).toEqual({ ok: true, channel, owner: { userId: 1, sandbox: false }, credential: { kind: 'api-key', hash: hashKey('key-1'), keyId: 'k1' } });
     }
     expect((await ask('private-task.t1', 'key-1', 'authorization')).ok).toBe(true);
   });
@@ -138,11 +139,14 @@ describe('the open packet', () => {
 });
 
 describe('publishing', () => {
-  const sub = (channel: string, connectionId: string) => ({ pk: 'p', sk: `${channel}|${connectionId}`, channel, connectionId, expiresAt: 0 }) as SubscriptionRecord;
+  const credential = { kind: 'api-key' as const, hash: hashKey('key-1') };
+  const sub = (channel: string, connectionId: string) => ({ pk: 'p', sk: `${channel}|${connectionId}`, channel, connectionId, expiresAt: 0, credential }) as SubscriptionRecord;
   function publisher(subs: SubscriptionRecord[], post: (id: string, frame: string) => Promise<boolean> = async () => true) {
     const deps = {
-      connections: { subscribersOf: vi.fn(async () => subs), close: vi.fn(async () => {}) },
+      connections: { subscribersOf: vi.fn(async () => subs), close: vi.fn(async () => {}), drop: vi.fn(async () => []) },
       post: vi.fn(post),
+      disconnect: vi.fn(async () => {}),
+      credentials: { verifyRef: vi.fn(async () => ({ userId: 1, keyId: 'k1', scopes: ['task.read'], kind: 'api-key' as const, sandbox: false })) },
       tasks: { getJob: vi.fn(async () => job()), getTasks: vi.fn(async () => [task()]) },
       links: { for: vi.fn(async () => ({ fileUrl: () => undefined, form: () => undefined })) },
       log,
@@ -159,6 +163,18 @@ describe('publishing', () => {
     expect(deps.tasks.getTasks).not.toHaveBeenCalled();
     expect(deps.links.for).not.toHaveBeenCalled();
     expect(deps.post).not.toHaveBeenCalled();
+    expect(deps.credentials.verifyRef).not.toHaveBeenCalled();
+  });
+
+  it('holds an event back from a subscription whose credential could not be checked, and cuts nothing', async () => {
+    const { deps, events } = publisher([sub('private-job.j1', 'c1')]);
+    deps.credentials.verifyRef.mockRejectedValueOnce(new Error('table unreachable')).mockRejectedValueOnce(new Error('table unreachable'));
+    await events.jobUpdated(job());
+    expect(deps.post).not.toHaveBeenCalled();
+    expect(deps.connections.drop).not.toHaveBeenCalled();
+    // The failure is not kept: the next event checks again and is sent.
+    await events.jobUpdated(job());
+    expect(deps.post).toHaveBeenCalledTimes(1);
   });
 
   it("sends each subscribed channel the event with the API's view of the task", async () => {
