@@ -309,6 +309,27 @@ const schema = z.object({
    */
   TASK_MAX_SECONDS: z.coerce.number().int().positive().default(885),
   /**
+   * The most one task may write, bytes (each output file, and all of them together). In the cloud it is
+   * also the upload grant's `content-length-range` of the engine function's outputs. 1 GiB by default.
+   */
+  TASK_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(2 ** 30),
+  /**
+   * Where engine operations run (lib/operations/engine-task.ts): `inline` (default) in the step
+   * function itself, its native tools confined by bubblewrap (lib/engines/confine.ts); `function` in
+   * the family's engine function (ENGINE_FUNCTION_NAME), a Lambda function whose role grants nothing and
+   * whose network reaches only the files bucket, handed presigned URLs of the task's own files
+   * (lib/operations/engine-function.ts). The deployed stack sets `function`.
+   */
+  ENGINE_ISOLATION: z.enum(['inline', 'function']).default('inline'),
+  /** The engine function this step function invokes with ENGINE_ISOLATION=function (set per family at packaging). */
+  ENGINE_FUNCTION_NAME: z.string().default(''),
+  /**
+   * In an engine function: after each task, kill every process but this one and its ancestors and
+   * empty /tmp (lib/engines/reaper.ts). Only where the process is alone in its machine (Lambda, or a
+   * pid namespace of its own): elsewhere it would kill the user's other processes.
+   */
+  ENGINE_REAP: bool.default(false),
+  /**
    * How long an import/upload form is valid. Forms are signed each time the task is shown, with the
    * showing function's credentials (in Lambda, its role's session, which lasts about as long), and
    * never past the task's own end; fetch the task again for a fresh form.

@@ -22,6 +22,15 @@ export interface UploadForm {
   fields: Record<string, string>;
 }
 
+export interface UploadFormOptions {
+  expiresInSeconds: number;
+  /** The most bytes the one file may have (the policy's `content-length-range`). */
+  maxBytes: number;
+  redirect?: string;
+  /** The form may set the object's `Content-Type` (an engine function's outputs). */
+  contentType?: boolean;
+}
+
 export interface FileStore {
   /** Stores the bytes at `key` (what S3 stores is readable at once: no read-back). */
   put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<void>;
@@ -42,7 +51,7 @@ export interface FileStore {
    * `${filename}`, which storage replaces with the uploaded file's name. The answer is 201, or a
    * 303 to `redirect` when given.
    */
-  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm>;
+  uploadForm(key: string, opts: UploadFormOptions): Promise<UploadForm>;
 }
 
 /** The files store of a region (its bucket); `undefined`: the default store (FILES_BUCKET). */

@@ -20,7 +20,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
-import { FileNotFoundError, type FileStore, type PutOptions, type StoredFile, type UploadForm } from './port.js';
+import { FileNotFoundError, type FileStore, type PutOptions, type StoredFile, type UploadForm, type UploadFormOptions } from './port.js';
 
 /**
  * An S3 client configured for streaming: checksums only where S3 requires them. With the SDK's
@@ -221,7 +221,7 @@ export class S3FileStore implements FileStore {
     return getSignedUrl(this.s3, command, { expiresIn: opts.expiresInSeconds });
   }
 
-  async uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string }): Promise<UploadForm> {
+  async uploadForm(key: string, opts: UploadFormOptions): Promise<UploadForm> {
     const outcome: Record<string, string> = opts.redirect
       ? { success_action_redirect: opts.redirect }
       : { success_action_status: '201' };
@@ -233,6 +233,7 @@ export class S3FileStore implements FileStore {
       Conditions: [
         dynamic !== undefined ? ['starts-with', '$key', dynamic] : { key },
         ['content-length-range', 0, opts.maxBytes],
+        ...(opts.contentType ? [['starts-with', '$Content-Type', ''] as ['starts-with', string, string]] : []),
         ...Object.entries(outcome).map(([k, v]) => ({ [k]: v })),
       ],
       Fields: outcome,
