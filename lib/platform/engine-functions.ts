@@ -1,32 +1,16 @@
 /**
- * ENGINE_ISOLATION=function in Lambda: the step function invokes its family's engine function
- * synchronously (lib/operations/engine-function.ts), and the engine function's handler
- * (functions/engines/<family>.ts) serves one task per invocation, then reaps (lib/engines/reaper.ts).
+ * ENGINE_ISOLATION=function in Lambda, the engine function's handler (functions/engines/<family>.ts):
+ * one task per invocation (lib/operations/engine-function-host.ts), then it reaps (lib/engines/reaper.ts).
+ * It calls no AWS service (the step function's side, engine-invoker.ts, invokes it).
  */
 import { tmpdir } from 'node:os';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
-import { config, parseConfig, type Config } from '../config.js';
+import { parseConfig, type Config } from '../config.js';
 import { reap } from '../engines/reaper.js';
 import { createLogger, type Logger } from '../log.js';
-import type { EngineInvoker, EngineRequest, EngineResponse } from '../operations/engine-function.js';
+import type { EngineRequest, EngineResponse } from '../operations/engine-function.js';
 import { serveEngineRequest } from '../operations/engine-function-host.js';
 import type { ImplementationTable } from '../operations/steps.js';
-
-/** Lambda's synchronous Invoke of `functionName`: the engine function's answer, or an error when it crashed or timed out. */
-export function lambdaEngineInvoker(functionName: string): EngineInvoker {
-  const c = config();
-  // A task runs up to 15 minutes: no idle limit on the socket of this one call (the signal ends it).
-  const lambda = new LambdaClient({ region: c.AWS_REGION, endpoint: c.AWS_ENDPOINT_URL_LAMBDA, requestHandler: { connectionTimeout: 5_000, socketTimeout: 0 }, maxAttempts: 1 });
-  return {
-    async invoke(request: EngineRequest, signal: AbortSignal): Promise<unknown> {
-      const out = await lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'RequestResponse', Payload: JSON.stringify(request) }), { abortSignal: signal });
-      const body = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
-      if (out.FunctionError) throw new Error(`engine function ${functionName} failed (${out.FunctionError}): ${body.slice(0, 500)}`);
-      return JSON.parse(body) as unknown;
-    },
-  };
-}
 
 /**
  * The engine function's configuration: its engine settings from its environment, which holds no

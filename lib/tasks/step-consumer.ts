@@ -1,7 +1,7 @@
 /** A step consumer Lambda: queue messages `{taskId}` run through `runTask` with the step's operations. */
 import { config } from '../config.js';
 import { useEngineInvoker } from '../operations/engine-function.js';
-import { lambdaEngineInvoker } from '../platform/engine-functions.js';
+import { lambdaEngineInvoker } from '../platform/engine-invoker.js';
 import type { Implementation } from '../operations/types.js';
 import { once } from '../platform/clients.js';
 import { fileStore } from '../platform/files.js';

@@ -53,6 +53,7 @@ import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/plat
 import { forwardS3Events } from '#lib/local/s3-events.js';
 import { createS3Client } from '#lib/files/s3.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { findExecutable } from '#lib/engines/probe.js';
 import { shippedFfmpeg } from '#lib/engines/shipped.js';
 import { table } from './check-template.js';
 import { socketScenario, startSocketStubs } from './lambda-sockets.js';
@@ -64,6 +65,9 @@ import { extractZip } from './zip.js';
  * owner alone fails here as it would there.
  */
 const SANDBOX_USER: { uid?: number; gid?: number } = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** bubblewrap on this machine's PATH (the functions' PATH holds only node): the engine functions' pid namespaces. */
+const BWRAP = findExecutable('bwrap');
 
 /** A Lambda role's session: the functions send its token with every request, and the local S3 front requires it. */
 const LAMBDA_CREDENTIALS = { ...LOCAL_CREDENTIALS, sessionToken: 'local-session-token' };
@@ -230,9 +234,10 @@ class LambdaFunction {
     // An engine function kills every other process it can after each task (ENGINE_REAP), as alone in
     // its Lambda execution environment: here in a pid namespace of its own (bubblewrap), or it would
     // kill the other functions' environments.
+    if (this.env.ENGINE_REAP === 'true' && !BWRAP) throw new Error(`${this.spec.name}: an engine function (ENGINE_REAP) runs here only in a pid namespace: install bubblewrap`);
     const child =
       this.env.ENGINE_REAP === 'true'
-        ? spawn('bwrap', ['--unshare-pid', '--die-with-parent', '--dev-bind', '/', '/', '--proc', '/proc', path.join(this.paths.bin, 'node'), this.paths.bootstrap], options)
+        ? spawn(BWRAP!, ['--unshare-pid', '--die-with-parent', '--dev-bind', '/', '/', '--proc', '/proc', path.join(this.paths.bin, 'node'), this.paths.bootstrap], options)
         : fork(this.paths.bootstrap, [], { ...options, execPath: path.join(this.paths.bin, 'node'), execArgv: [] });
     closeSync(out);
     const worker: Worker = { child, ready: Promise.resolve({ ok: true }) };
