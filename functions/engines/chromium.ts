@@ -2,10 +2,11 @@
 import convert from '#lib/operations/convert/chromium.js';
 import captureWebsite from '#lib/operations/capture-website/chromium.js';
 import { familyTable } from '#lib/operations/steps.js';
+import { fileURLToPath } from 'node:url';
 import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
 export const runs = [convert, captureWebsite] as const;
 export const implementations = familyTable('chromium', runs);
 /** The chromium engine function: one task per invocation, on presigned URLs of its own files (ENGINE_ISOLATION=function). */
-export const handler = engineFunctionHandler(implementations);
+export const handler = engineFunctionHandler('chromium', implementations, typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));

@@ -8,13 +8,14 @@ import optimize from '#lib/operations/optimize/image.js';
 import thumbnail from '#lib/operations/thumbnail/image.js';
 import watermark from '#lib/operations/watermark/image.js';
 import { familyTable } from '#lib/operations/steps.js';
+import { fileURLToPath } from 'node:url';
 import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
 export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive] as const;
 export const implementations = familyTable('image', runs);
 /** The image engine function: one task per invocation, on presigned URLs of its own files (ENGINE_ISOLATION=function). */
-export const handler = engineFunctionHandler(implementations);
+export const handler = engineFunctionHandler('image', implementations, typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The

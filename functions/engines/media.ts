@@ -4,13 +4,14 @@ import convert from '#lib/operations/convert/media.js';
 import thumbnail from '#lib/operations/thumbnail/media.js';
 import watermark from '#lib/operations/watermark/media.js';
 import { familyTable } from '#lib/operations/steps.js';
+import { fileURLToPath } from 'node:url';
 import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
 export const runs = [command, convert, thumbnail, watermark] as const;
 export const implementations = familyTable('media', runs);
 /** The media engine function: one task per invocation, on presigned URLs of its own files (ENGINE_ISOLATION=function). */
-export const handler = engineFunctionHandler(implementations);
+export const handler = engineFunctionHandler('media', implementations, typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The

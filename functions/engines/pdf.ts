@@ -11,13 +11,14 @@ import pdfExtractPages from '#lib/operations/pdf/extract-pages/pdf.js';
 import pdfSplitPages from '#lib/operations/pdf/split-pages/pdf.js';
 import pdfX from '#lib/operations/pdf/x/pdf.js';
 import { familyTable } from '#lib/operations/steps.js';
+import { fileURLToPath } from 'node:url';
 import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
 export const runs = [convert, thumbnail, optimize, rotatePages, pdfSplitPages, pdfExtractPages, pdfEncrypt, pdfDecrypt, pdfA, pdfX, pdfOcr] as const;
 export const implementations = familyTable('pdf', runs);
 /** The pdf engine function: one task per invocation, on presigned URLs of its own files (ENGINE_ISOLATION=function). */
-export const handler = engineFunctionHandler(implementations);
+export const handler = engineFunctionHandler('pdf', implementations, typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));
 
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The

@@ -2,7 +2,7 @@
  * An engine function as Lambda would run it, for engine-function.test.ts: started in a pid namespace
  * of its own with an empty /tmp and an environment without credentials or any resource of the stack.
  * Bundled by the test (CommonJS, as the functions are). Reads one engine request on stdin, answers on stdout: `{ response, env, tmpLeft }` (the variables it
- * had, and what the reaper left in /tmp).
+ * had, what the reaper left in /tmp, and whether it loaded sharp itself).
  */
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,9 @@ async function main() {
   const env = Object.keys(process.env).sort();
   const handler = process.env.ENGINE_FAMILY === 'media' ? media : image;
   const response = await handler(JSON.parse(Buffer.concat(chunks).toString('utf8')), { getRemainingTimeInMillis: () => 120_000 });
-  process.stdout.write(JSON.stringify({ response, env, tmpLeft: readdirSync(tmpdir()) }));
+  // Whether this process (the runtime's) ever loaded the image decoder: the task ran in a worker.
+  const sharpLoaded = Object.keys(require.cache).some((file) => file.includes('/node_modules/sharp/'));
+  process.stdout.write(JSON.stringify({ response, env, tmpLeft: readdirSync(tmpdir()), sharpLoaded }));
 }
-void main();
+// A forked engine worker runs this bundle again: it serves its engine function, not this script.
+if (!process.env.ENGINE_WORKER) void main();

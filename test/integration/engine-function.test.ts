@@ -50,7 +50,7 @@ let files: S3FileStore;
 let state: Awaited<ReturnType<typeof startStateBackend>>;
 const log = createLogger({}, { level: 'silent' });
 /** What each engine function child reported besides its answer. */
-const reports: Array<{ env: string[]; tmpLeft: string[] }> = [];
+const reports: Array<{ env: string[]; tmpLeft: string[]; sharpLoaded: boolean }> = [];
 
 /** The engine function in a child process: a pid namespace and /tmp of its own, no credential, no resource name. */
 const childInvoker: EngineInvoker = {
@@ -73,7 +73,7 @@ const childInvoker: EngineInvoker = {
       child.on('error', reject);
       child.on('close', (code) => {
         if (code !== 0) return reject(new Error(`engine function child exited ${code}: ${err.slice(-2000)}`));
-        const { response, ...report } = JSON.parse(out) as { response: unknown; env: string[]; tmpLeft: string[] };
+        const { response, ...report } = JSON.parse(out) as { response: unknown; env: string[]; tmpLeft: string[]; sharpLoaded: boolean };
         reports.push(report);
         resolve(response);
       });
@@ -165,6 +165,8 @@ needs.describe('engine operations in an engine function (ENGINE_ISOLATION=functi
     expect(reports).toHaveLength(1);
     expect(reports[0]!.env.filter((name) => /^AWS_|TABLE|QUEUE|BUCKET|SECRET/.test(name))).toEqual([]);
     expect(reports[0]!.tmpLeft).toEqual([]);
+    // The PNG was decoded in the engine function's worker process, never in the runtime's own.
+    expect(reports[0]!.sharpLoaded).toBe(false);
   });
 
   needs.it('converts a WAV to MP3 with FFmpeg in the engine function', async () => {
