@@ -11,7 +11,10 @@
  * are checked like any input. Progress inside the engine function is not reported (the task shows the
  * start and the end). The other side is engine-function-host.ts.
  */
+import { Transform } from 'node:stream';
 import * as z from 'zod';
+import { policyOf } from '../engines/policy.js';
+import { assertOk, FetchFailedError, guardedFetch } from '../net/guarded-fetch.js';
 import { isSafeDir, isSafeFilename } from '../files/names.js';
 import type { UploadForm } from '../files/port.js';
 import type { FileEntry, TaskResult } from '../tasks/model.js';
@@ -89,7 +92,7 @@ export async function runInEngineFunction(operation: string, ctx: OperationConte
     protocol: 1,
     operation,
     task: { id: task.id, dependsOn: task.dependsOn, payload: task.payload },
-    payload: ctx.payload,
+    payload: await withStagedImage(operation, ctx, expiresInSeconds),
     inputs,
     upload: { ...form, maxBytes: config.TASK_MAX_OUTPUT_BYTES },
     deadline: Date.now() + config.TASK_MAX_SECONDS * 1000,
@@ -126,4 +129,38 @@ export async function runInEngineFunction(operation: string, ctx: OperationConte
   }
   const result: TaskResult = { ...response.result, ...(response.result.files ? { files: outputs } : {}) };
   return { result, engine: response.engine, engineVersion: response.engineVersion, credits: response.credits };
+}
+
+/** The most a watermark image fetched by URL may have (lib/engines/watermark-image.ts takes as much). */
+const WATERMARK_IMAGE_BYTES = 50_000_000;
+
+/**
+ * A watermark `image` given as a URL: the engine functions of the VPC have no route to the web, so it is
+ * fetched here, through the address guard, into storage beside the task's files (`tasks/<id>.watermark/`,
+ * gone with the bucket's one-day expiry), and handed on as a presigned URL of that copy.
+ */
+async function withStagedImage(operation: string, ctx: OperationContext, expiresInSeconds: number): Promise<Record<string, unknown>> {
+  const image = ctx.payload.image;
+  if (operation !== 'watermark' || typeof image !== 'string' || !/^https?:\/\//i.test(image)) return ctx.payload;
+  const key = `tasks/${ctx.task.id}.watermark/image`;
+  try {
+    const response = assertOk(await guardedFetch(image, { signal: ctx.signal, timeoutMs: 60_000 }, policyOf(ctx.config)));
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > WATERMARK_IMAGE_BYTES) throw new TaskFailure('FILE_TOO_LARGE', `The watermark image is larger than ${WATERMARK_IMAGE_BYTES} bytes.`);
+    let bytes = 0;
+    const limited = response.body.pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          done(bytes > WATERMARK_IMAGE_BYTES ? new TaskFailure('FILE_TOO_LARGE', `The watermark image is larger than ${WATERMARK_IMAGE_BYTES} bytes.`) : null, chunk);
+        },
+      }),
+    );
+    response.body.on('error', (err) => limited.destroy(err));
+    await ctx.files.put(key, limited);
+  } catch (err) {
+    if (err instanceof FetchFailedError) throw new TaskFailure('DOWNLOAD_FAILED', `The watermark image could not be fetched: ${err.message}`, err.retryable, { cause: err });
+    throw err;
+  }
+  return { ...ctx.payload, image: await ctx.files.signedGetUrl(key, { expiresInSeconds }) };
 }

@@ -8,6 +8,8 @@
  * function are refused by the step.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,7 +63,8 @@ const childInvoker: EngineInvoker = {
         'bwrap',
         ['--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--tmpfs', '/tmp', '--chdir', process.cwd(), process.execPath, CHILD],
         {
-          env: { PATH: process.env.PATH, ENGINE_FAMILY: family, ENGINE_REAP: 'true', ENGINE_CONFINEMENT: 'platform', LOG_LEVEL: 'silent' },
+          // Loopback fetches allowed: the storage front the presigned URLs name is on 127.0.0.1 here.
+          env: { PATH: process.env.PATH, ENGINE_FAMILY: family, ENGINE_REAP: 'true', ENGINE_CONFINEMENT: 'platform', LOG_LEVEL: 'silent', ALLOW_LOOPBACK_FETCH: 'true' },
           stdio: ['pipe', 'pipe', 'pipe'],
           signal,
         },
@@ -175,6 +178,25 @@ needs.describe('engine operations in an engine function (ENGINE_ISOLATION=functi
     const tasks = await runJob({ in: b64(wav, 'tone.wav'), mp3: { operation: 'convert', input: 'in', output_format: 'mp3' } }, mediaFamily);
     expect(tasks.mp3!.status, `${tasks.mp3!.code}: ${tasks.mp3!.message}`).toBe('finished');
     expect(probe(await output(tasks.mp3!)).streams[0]).toMatchObject({ codec_name: 'mp3' });
+  });
+
+  needs.it('watermarks with an image URL the engine function cannot reach: the step fetches it and hands on a copy', async () => {
+    useEngineInvoker(childInvoker);
+    const mark = await sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 1 } } }).png().toBuffer();
+    let served = 0;
+    const server = createServer((_req, res) => (served++, res.writeHead(200, { 'content-type': 'image/png' }).end(mark)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mark.png`;
+      const tasks = await runJob({ in: b64(await png(), 'red.png'), wm: { operation: 'watermark', input: 'in', image: url } }, imageFamily, { ALLOW_LOOPBACK_FETCH: 'true' });
+      expect(tasks.wm!.status, `${tasks.wm!.code}: ${tasks.wm!.message}`).toBe('finished');
+      expect(served).toBe(1);
+      // The copy the engine function read, beside the task's files.
+      expect((await files.head(`tasks/${tasks.wm!.id}.watermark/image`))?.size).toBe(mark.length);
+      expect(probe(await output(tasks.wm!)).streams[0]).toMatchObject({ codec_name: 'png', width: 37, height: 23 });
+    } finally {
+      server.close();
+    }
   });
 
   needs.it('ends a task whose output is over TASK_MAX_OUTPUT_BYTES in error', async () => {
