@@ -1,4 +1,4 @@
-# The office engine function (processOffice) as a Lambda container image: LibreOffice Writer does not
+# The office engine function (engineOffice; processOffice with ENGINE_ISOLATION=inline) as a Lambda container image: LibreOffice Writer does not
 # fit a zip package. `serverless deploy` builds it with OFFICE_IMAGE=1
 # (provider.ecr.images.office in serverless.yml; Docker needed) and pushes it to the stack's ECR repository.
 # Debian 12, like the machines CI runs on: the same packages .ci/run installs for these engines, and the
@@ -12,11 +12,13 @@ COPY package.json package-lock.json tsconfig.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY lib lib
 COPY functions functions
-RUN npx esbuild functions/tasks/process-office-step.ts --bundle --platform=node --target=node22 --format=cjs \
+# Both handlers that may run LibreOffice: the office engine function (ENGINE_ISOLATION=function, the
+# deployed default) and the process function itself (ENGINE_ISOLATION=inline).
+RUN npx esbuild functions/engines/office.ts functions/tasks/process-office-step.ts --bundle --platform=node --target=node22 --format=cjs \
       --main-fields=module,main --minify-whitespace --minify-syntax --sourcemap=linked --sources-content=false \
       --external:sharp \
       --alias:@aws-sdk/credential-provider-node=./lib/platform/lambda-credentials.ts \
-      --outfile=/task/functions/tasks/process-office-step.cjs
+      --outbase=. --outdir=/task --out-extension:.js=.cjs
 # Only the externals, at the versions package.json pins.
 RUN node -e "const p=require('./package.json');const pick=['sharp'];require('fs').writeFileSync('/task/package.json',JSON.stringify({private:true,dependencies:Object.fromEntries(pick.map(n=>[n,p.dependencies[n]]))}))" \
  && cd /task && npm install --omit=dev --no-audit --no-fund --os=linux --cpu=x64 --libc=glibc
@@ -31,7 +33,8 @@ RUN npm install --no-audit --no-fund aws-lambda-ric@4.0.2
 # 3. The image: Node 22, LibreOffice Writer (no GUI), fonts; the bundle and its packages.
 #    No bubblewrap: Lambda gives no user namespaces, so the function runs with ENGINE_CONFINEMENT=platform,
 #    where documents lose their external references before LibreOffice opens them (lib/engines/office-links.ts).
-#    No secret in the image; the role reaches only the table, the files bucket and the step queues.
+#    No secret in the image. As engineOffice its role grants nothing but logs and traces, its network
+#    reaches only the files bucket, and after each task no other process and nothing in /tmp is left.
 FROM node:22-bookworm-slim
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       libreoffice-writer-nogui fonts-dejavu-core fonts-liberation2 fontconfig >/dev/null \
@@ -44,4 +47,4 @@ WORKDIR /var/task
 COPY --from=ric /ric/node_modules /opt/ric/node_modules
 COPY --from=build /task/ /var/task/
 ENTRYPOINT ["/usr/local/bin/node", "/opt/ric/node_modules/aws-lambda-ric/index.mjs"]
-CMD ["functions/tasks/process-office-step.handler"]
+CMD ["functions/engines/office.handler"]

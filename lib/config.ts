@@ -119,7 +119,9 @@ const engineShape = {
    * The most one processing task's engine may write (bytes): its outputs and the tools' own files in
    * its work folder together, enforced while the tool runs (lib/engines/output-bound.ts: a per-file
    * size limit and a watch of the folder). Past it the task ends with OUTPUT_TOO_LARGE and nothing of it
-   * is kept. 512 MiB by default; each deployed engine function takes a quarter of its /tmp.
+   * is kept. 512 MiB by default; each deployed engine function takes a quarter of its /tmp. With
+   * ENGINE_ISOLATION=function it is also the upload grant's `content-length-range`, and the step checks
+   * what the engine function stored against it.
    */
   TASK_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
   /**
@@ -324,6 +326,22 @@ const schema = z.object({
    * margin to record the outcome. A task's `timeout` above it, or none, is cut to it.
    */
   TASK_MAX_SECONDS: z.coerce.number().int().positive().default(885),
+  /**
+   * Where engine operations run (lib/operations/engine-task.ts): `inline` (default) in the step
+   * function itself, its native tools confined by bubblewrap (lib/engines/confine.ts); `function` in
+   * the family's engine function (ENGINE_FUNCTION_NAME), a Lambda function whose role grants nothing and
+   * whose network reaches only the files bucket, handed presigned URLs of the task's own files
+   * (lib/operations/engine-function.ts). The deployed stack sets `function`.
+   */
+  ENGINE_ISOLATION: z.enum(['inline', 'function']).default('inline'),
+  /** The engine function this step function invokes with ENGINE_ISOLATION=function (set per family at packaging). */
+  ENGINE_FUNCTION_NAME: z.string().default(''),
+  /**
+   * In an engine function: after each task, kill every process but this one and its ancestors and
+   * empty /tmp (lib/engines/reaper.ts). Only where the process is alone in its machine (Lambda, or a
+   * pid namespace of its own): elsewhere it would kill the user's other processes.
+   */
+  ENGINE_REAP: bool.default(false),
   /**
    * How long an import/upload form is valid. Forms are signed each time the task is shown, with the
    * showing function's credentials (in Lambda, its role's session, which lasts about as long), and

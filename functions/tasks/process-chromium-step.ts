@@ -1,11 +1,8 @@
 /** Consumer of the chromium family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
-import convert from '#lib/operations/convert/chromium.js';
-import captureWebsite from '#lib/operations/capture-website/chromium.js';
-import { familyTable } from '#lib/operations/steps.js';
+import { implementations, runs } from '#functions/engines/chromium.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
-/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, captureWebsite] as const;
-export const implementations = familyTable('chromium', runs);
+/** Its family's engines run inline (locally) or in the chromium engine function (ENGINE_ISOLATION=function). */
+export { implementations, runs };
 export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.chromium);

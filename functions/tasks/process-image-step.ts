@@ -1,25 +1,8 @@
 /** Consumer of the image family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
-import archive from '#lib/operations/archive/image.js';
-import convert from '#lib/operations/convert/image.js';
-import merge from '#lib/operations/merge/image.js';
-import metadata from '#lib/operations/metadata/image.js';
-import metadataWrite from '#lib/operations/metadata/write/image.js';
-import optimize from '#lib/operations/optimize/image.js';
-import thumbnail from '#lib/operations/thumbnail/image.js';
-import watermark from '#lib/operations/watermark/image.js';
-import { familyTable } from '#lib/operations/steps.js';
+import { implementations, runs } from '#functions/engines/image.js';
 import { stepConsumer } from '#lib/tasks/step-consumer.js';
 import { FAMILY_QUEUES } from '#lib/engines/families.js';
 
-/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive] as const;
-export const implementations = familyTable('image', runs);
+/** Its family's engines run inline (locally) or in the image engine function (ENGINE_ISOLATION=function). */
+export { implementations, runs };
 export const handler = stepConsumer('process', implementations, FAMILY_QUEUES.image);
-
-/**
- * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The
- * static ffprobe (the native metadata engine's reader of video and audio) and ExifTool in WebAssembly
- * (its zeroperl comes as its dependency) are found by their files (lib/engines/shipped.ts), so their
- * packages are named here, in a branch that never runs, for this function only.
- */
-if (Date.now() < 0) void Promise.all([import('@ffprobe-installer/ffprobe'), import('@uswriting/exiftool')]);

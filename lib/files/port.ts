@@ -24,6 +24,22 @@ export interface UploadForm {
   fields: Record<string, string>;
 }
 
+export interface UploadFormOptions {
+  expiresInSeconds: number;
+  /** The most bytes the one file may have (the policy's `content-length-range`). */
+  maxBytes: number;
+  redirect?: string;
+  /** The form may set the object's `Content-Type` (an engine function's outputs). */
+  contentType?: boolean;
+  /** Storage keeps the uploaded file's name as this user metadata (`head(key).metadata`). */
+  filenameMetadata?: string;
+  /**
+   * `key` is a folder: the form writes any number of objects under it, each named by its file (an
+   * engine function's outputs, one grant per task). Otherwise it writes exactly `key`.
+   */
+  under?: boolean;
+}
+
 export interface FileStore {
   /** Stores the bytes at `key` (what S3 stores is readable at once: no read-back). */
   put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<void>;
@@ -41,11 +57,10 @@ export interface FileStore {
   signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean; method?: 'GET' | 'HEAD' }): Promise<string>;
   /**
    * A signed browser form that uploads one file straight to storage, at exactly `key` (a form can
-   * write no other object; posted again, it replaces the one at `key`). With `filenameMetadata`, storage
-   * keeps the uploaded file's name as that user metadata (`head(key).metadata`). The answer is 201, or
-   * a 303 to `redirect` when given.
+   * write no other object; posted again, it replaces the one at `key`), or with `under` at any key
+   * below the folder `key`. The answer is 201, or a 303 to `redirect` when given.
    */
-  uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string; filenameMetadata?: string }): Promise<UploadForm>;
+  uploadForm(key: string, opts: UploadFormOptions): Promise<UploadForm>;
 }
 
 /** The files store of a region (its bucket); `undefined`: the default store (FILES_BUCKET). */

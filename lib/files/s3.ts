@@ -20,7 +20,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
-import { FileNotFoundError, type FileStore, type PutOptions, type StoredFile, type UploadForm } from './port.js';
+import { FileNotFoundError, type FileStore, type PutOptions, type StoredFile, type UploadForm, type UploadFormOptions } from './port.js';
 
 /**
  * An S3 client configured for streaming: checksums only where S3 requires them. With the SDK's
@@ -221,7 +221,7 @@ export class S3FileStore implements FileStore {
     return getSignedUrl(this.s3, command, { expiresIn: opts.expiresInSeconds });
   }
 
-  async uploadForm(key: string, opts: { expiresInSeconds: number; maxBytes: number; redirect?: string; filenameMetadata?: string }): Promise<UploadForm> {
+  async uploadForm(key: string, opts: UploadFormOptions): Promise<UploadForm> {
     const outcome: Record<string, string> = opts.redirect
       ? { success_action_redirect: opts.redirect }
       : { success_action_status: '201' };
@@ -229,11 +229,13 @@ export class S3FileStore implements FileStore {
     const name: Record<string, string> = opts.filenameMetadata ? { [`x-amz-meta-${opts.filenameMetadata}`]: '${filename}' } : {};
     const { url, fields } = await createPresignedPost(this.s3, {
       Bucket: this.bucket,
-      Key: key,
+      Key: opts.under ? `${key}\${filename}` : key,
       Conditions: [
-        // Exactly this key: a form writes one object, never one per file name (a `starts-with` did).
-        { key },
+        // Exactly this key: a user's form writes one object, never one per file name. An engine's grant
+        // writes under its task's folder only.
+        opts.under ? ['starts-with', '$key', key] : { key },
         ['content-length-range', 0, opts.maxBytes],
+        ...(opts.contentType ? [['starts-with', '$Content-Type', ''] as ['starts-with', string, string]] : []),
         ...Object.entries(outcome).map(([k, v]) => ({ [k]: v })),
         // Any name: whether S3 checks the field before or after the substitution, it is the client's file name.
         ...Object.keys(name).map((k): ['starts-with', string, string] => ['starts-with', `$${k}`, '']),

@@ -26,6 +26,7 @@ import type { EngineUse, OperationDefinition } from './define.js';
 import { EngineFailure } from '../engines/errors.js';
 import { countBytes, within, type Progress } from '../tasks/progress.js';
 import { RunElsewhere, TaskFailure, taskPrefix, type Implementation, type InputFile, type OperationContext } from './types.js';
+import { runInEngineFunction } from './engine-function.js';
 
 export type { EngineCall, EngineHandler, EngineResult, LocalFile, Produced } from '../engines/call.js';
 
@@ -227,6 +228,10 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
 
     checkFamily(registry, op, payload, files.map((f) => override ?? formatOfFilename(f.filename) ?? null));
     checkInputBytes([...files, ...extras], ctx.config.ENGINE_MAX_INPUT_BYTES);
+    // Where the rest runs (ENGINE_ISOLATION): `inline` below, in this process (locally, its tools under
+    // bubblewrap); `function` in the family's engine function, which holds no credential and runs this
+    // same code there inline, on presigned URLs of this task's files (engine-function.ts).
+    if (ctx.config.ENGINE_ISOLATION === 'function') return runInEngineFunction(op.operation, ctx as unknown as OperationContext);
     await withWorkDir(ctx.config.ENGINE_TMP_DIR, async (dir) => {
       // What the engine writes is bounded while it runs; past it, what the task stored already goes too.
       const bound = new OutputBound(dir, ctx.config, ctx.signal, () => ctx.files.deletePrefix(taskPrefix(ctx.task.id)));

@@ -1,6 +1,9 @@
 /** A step consumer Lambda: queue messages `{taskId}` run through `runTask` with the step's operations. */
 import { config } from '../config.js';
+import { useEngineInvoker } from '../operations/engine-function.js';
+import { lambdaEngineInvoker } from '../platform/engine-invoker.js';
 import type { Implementation } from '../operations/types.js';
+import { once } from '../platform/clients.js';
 import { fileStore } from '../platform/files.js';
 import { rootLogger } from '../platform/logger.js';
 import { queueClient } from '../platform/queue.js';
@@ -14,13 +17,19 @@ import { stepMessage } from './step-messages.js';
 
 /** `queue`: the queue this consumer reads, where a task it must look at later goes back (a process family's queue for the process step). */
 export function stepConsumer(step: Step, implementations: Record<string, Implementation>, queue: QueueName = step) {
+  // Engine operations run in the family's engine function (lib/operations/engine-function.ts): its invoker, made once.
+  const invoker = once(() => {
+    const c = config();
+    if (c.ENGINE_ISOLATION === 'function' && c.ENGINE_FUNCTION_NAME) useEngineInvoker(lambdaEngineInvoker(c.ENGINE_FUNCTION_NAME));
+  });
   return sqsConsumer({
     schema: stepMessage,
     log: () => rootLogger().child({ step, ...(queue === step ? {} : { queue }) }),
     // A run that failed for a passing reason (network, a 5xx) is tried again soon, not after the
     // step queue's 90-minute visibility timeout.
     retry: { delaySeconds: backoff, postpone: (record, seconds) => queueClient().postpone(record.eventSourceARN, record.receiptHandle, seconds) },
-    handle: (message, { log, deadlineMs }) =>
+    handle: (message, { log, deadlineMs }) => (
+      invoker(),
       runTask(message.taskId, {
         store: taskStore(),
         scheduler: taskScheduler(),
@@ -38,6 +47,7 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
         hops: message.hops,
         // The task's start and progress as task.updated (live events).
         onTaskUpdated: async (task) => eventPublisher()?.taskUpdated(task),
-      }),
+      })
+    ),
   });
 }

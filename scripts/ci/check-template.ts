@@ -243,7 +243,25 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
 
   for (const fn of functionIds) {
     const props = resources[fn]!.Properties ?? {};
-    const maxInput = props.Environment?.Variables?.ENGINE_MAX_INPUT_BYTES;
+    const env = props.Environment?.Variables ?? {};
+    const maxInput = env.ENGINE_MAX_INPUT_BYTES;
+    if (env.ENGINE_ISOLATION === 'function') {
+      // Its inputs and outputs go to its engine function's /tmp (checked there): the two must agree on the bounds.
+      const engine = [...functionIds].find((f) => resources[f]!.Properties?.FunctionName === env.ENGINE_FUNCTION_NAME);
+      if (!engine) failures.push(`${fn}: ENGINE_ISOLATION=function, but its ENGINE_FUNCTION_NAME ${String(env.ENGINE_FUNCTION_NAME)} is no function of the stack`);
+      else {
+        const engineEnv = resources[engine]!.Properties?.Environment?.Variables ?? {};
+        for (const bound of ['ENGINE_MAX_INPUT_BYTES', 'TASK_MAX_OUTPUT_BYTES']) {
+          if (engineEnv[bound] !== env[bound]) failures.push(`${fn}: ${bound} differs from its engine function's`);
+        }
+      }
+      continue;
+    }
+    if (env.ENGINE_REAP === 'true') {
+      // An engine function runs untrusted files: nothing of the stack's resources or secrets in its environment.
+      const leaked = Object.keys(env).filter((k) => /TABLE|QUEUE|BUCKET|SECRET|SOCKET|^AWS_/.test(k));
+      if (leaked.length) failures.push(`${fn}: an engine function whose environment names ${leaked.join(', ')}`);
+    }
     if (maxInput === undefined) continue;
     const storage = seconds(props.EphemeralStorage?.Size, 512) * MB;
     if (2 * Number(maxInput) > storage) {

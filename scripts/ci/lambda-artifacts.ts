@@ -36,7 +36,7 @@
 import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
 import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
@@ -53,6 +53,7 @@ import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/plat
 import { forwardS3Events } from '#lib/local/s3-events.js';
 import { createS3Client } from '#lib/files/s3.js';
 import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { findExecutable } from '#lib/engines/probe.js';
 import { shippedFfmpeg } from '#lib/engines/shipped.js';
 import { table } from './check-template.js';
 import { socketScenario, startSocketStubs } from './lambda-sockets.js';
@@ -64,6 +65,9 @@ import { extractZip } from './zip.js';
  * owner alone fails here as it would there.
  */
 const SANDBOX_USER: { uid?: number; gid?: number } = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** bubblewrap on this machine's PATH (the functions' PATH holds only node): the engine functions' pid namespaces. */
+const BWRAP = findExecutable('bwrap');
 
 /** A Lambda role's session: the functions send its token with every request, and the local S3 front requires it. */
 const LAMBDA_CREDENTIALS = { ...LOCAL_CREDENTIALS, sessionToken: 'local-session-token' };
@@ -215,7 +219,7 @@ class LambdaFunction {
   private spawn(): Worker {
     const started = Date.now();
     const out = openSync(this.log, 'a');
-    const child = fork(this.paths.bootstrap, [], {
+    const options = {
       cwd: this.root,
       env: {
         ...this.env,
@@ -224,11 +228,17 @@ class LambdaFunction {
         TMPDIR: this.tmp,
         AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replace(/-/g, '/')}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
       },
-      execPath: path.join(this.paths.bin, 'node'),
-      execArgv: [],
       ...SANDBOX_USER,
-      stdio: ['ignore', out, out, 'ipc'],
-    });
+      stdio: ['ignore', out, out, 'ipc'] as StdioOptions,
+    };
+    // An engine function kills every other process it can after each task (ENGINE_REAP), as alone in
+    // its Lambda execution environment: here in a pid namespace of its own (bubblewrap), or it would
+    // kill the other functions' environments.
+    if (this.env.ENGINE_REAP === 'true' && !BWRAP) throw new Error(`${this.spec.name}: an engine function (ENGINE_REAP) runs here only in a pid namespace: install bubblewrap`);
+    const child =
+      this.env.ENGINE_REAP === 'true'
+        ? spawn(BWRAP!, ['--unshare-pid', '--die-with-parent', '--dev-bind', '/', '/', '--proc', '/proc', path.join(this.paths.bin, 'node'), this.paths.bootstrap], options)
+        : fork(this.paths.bootstrap, [], { ...options, execPath: path.join(this.paths.bin, 'node'), execArgv: [] });
     closeSync(out);
     const worker: Worker = { child, ready: Promise.resolve({ ok: true }) };
     worker.ready = new Promise((resolve) => {
@@ -959,6 +969,11 @@ async function main() {
     const engines = [...new Set((((await operations.json()) as Json).data ?? []).map((row: Json) => row.engine).filter(Boolean))].sort();
     say(`  engines the artifacts offer (GET /v2/operations): ${engines.join(', ')}`);
     await runSchedules(resources, wired.functionOf);
+    // With ENGINE_ISOLATION=function the family jobs above ran in the engine functions: each packaged one
+    // (the office image aside) must have run a task.
+    for (const f of functions.filter((fn) => fn.spec.variables.ENGINE_REAP === 'true')) {
+      if (!f.durations.length) problems.push(`${f.spec.name}: an engine function that ran no task (did its process function invoke it?)`);
+    }
     // The functions no request or event reached: their handlers must at least load.
     const rest = functions.filter((f) => !f.used);
     for (let i = 0; i < rest.length; i += 2) await Promise.all(rest.slice(i, i + 2).map((f) => f.warm()));

@@ -1,8 +1,9 @@
 /**
  * The office engine function outside Docker: the handler the Dockerfile's CMD names, loaded and invoked
  * as the Lambda runtime interface client does (module `<CMD without .handler>`, `handler(event,
- * context)`), on SQS events from the local backends, with the environment the function gets in the
- * stack (ENGINE_FAMILY=office, ENGINE_CONFINEMENT=platform: Lambda has no bubblewrap). It converts a
+ * context)`), by the office process function (ENGINE_ISOLATION=function) through Lambda's Invoke, on
+ * SQS events from the local backends, with the environment the functions get in the stack
+ * (ENGINE_FAMILY=office, ENGINE_CONFINEMENT=platform: Lambda has no bubblewrap). It converts a
  * real .docx to a PDF whose text is checked, and, per the office function's security decision
  * (lib/engines/office-links.ts), documents linking file:// and the loopback pull nothing in.
  */
@@ -36,6 +37,29 @@ function dockerfileHandler(): { module: string; name: string } {
   if (!cmd) throw new Error('the Dockerfile has no CMD ["<module>.<handler>"]');
   const dot = cmd.lastIndexOf('.');
   return { module: cmd.slice(0, dot), name: cmd.slice(dot + 1) };
+}
+
+let engineHandler: ((event: unknown, context: Context) => Promise<unknown>) | undefined;
+let invokeServer: Server | undefined;
+/** How many tasks the engine function ran. */
+let engineRuns = 0;
+
+/** Lambda's synchronous Invoke of the engine function (`POST /2015-03-31/functions/engineOffice/invocations`). */
+async function startInvoke(): Promise<string> {
+  invokeServer = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (!req.url?.includes('/functions/engineOffice/invocations')) return res.writeHead(404).end('{}');
+      engineRuns++;
+      engineHandler!(JSON.parse(Buffer.concat(chunks).toString('utf8')), lambdaContext('engineOffice')).then(
+        (answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
+        (err: Error) => res.writeHead(200, { 'x-amz-function-error': 'Unhandled' }).end(JSON.stringify({ errorMessage: err.message })),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => invokeServer!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(invokeServer.address() as AddressInfo).port}`;
 }
 
 /** What the runtime interface client passes as the context. */
@@ -156,9 +180,15 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
       ENGINE_CONFINEMENT: 'platform',
       ENGINE_TMP_DIR: engineTmp,
       LOG_LEVEL: 'warn',
+      // The deployed stack's split (ENGINE_ISOLATION=function): the process function invokes the office
+      // engine function (the image's handler) through Lambda's Invoke, here a local stand-in.
+      ENGINE_ISOLATION: 'function',
+      ENGINE_FUNCTION_NAME: 'engineOffice',
+      AWS_ENDPOINT_URL_LAMBDA: await startInvoke(),
     });
     const cmd = dockerfileHandler();
-    const officeHandler = (await import(path.resolve(`${cmd.module}.ts`)))[cmd.name] as Handler;
+    engineHandler = (await import(path.resolve(`${cmd.module}.ts`)))[cmd.name] as (event: unknown, context: Context) => Promise<unknown>;
+    const officeHandler = (await import('../../functions/tasks/process-office-step.js')).handler as unknown as Handler;
     const importHandler = (await import('../../functions/tasks/import-step.js')).handler as unknown as Handler;
     service = await import('#lib/platform/tasks.js');
     files = await import('#lib/platform/files.js');
@@ -182,6 +212,7 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
     await backends?.stop();
     // Without soffice nothing was started (the tests skip): nothing to close.
     if (receiver) await new Promise((resolve) => receiver!.close(resolve));
+    if (invokeServer) await new Promise((resolve) => invokeServer!.close(resolve));
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -204,12 +235,14 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
     throw new Error(`the conversion of ${filename} did not end in 300 s: ${problems.join('; ')}`);
   }
 
-  office.it('converts a real .docx to a PDF with its text, on the office queue the task was routed to', async () => {
+  office.it('converts a real .docx to a PDF with its text, on the office queue the task was routed to, in the engine function', async () => {
+    const before = engineRuns;
     const { task, pdf } = await convert(await docxWithLinkedImages(['Quarterly letter to the shareholders', 'Revenue grew in every region.']), 'letter.docx');
     expect(task, JSON.stringify({ status: task.status, code: task.code, message: task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
     const text = await pdfText(pdf!);
     expect(text).toContain('Quarterly letter to the shareholders');
     expect(text).toContain('Revenue grew in every region.');
+    expect(engineRuns).toBe(before + 1);
     // The call's folder (profile, HOME, inputs) is gone with the task.
     expect(readdirSync(engineTmp)).toEqual([]);
   }, 600_000);

@@ -261,6 +261,32 @@ describe('check-template', () => {
     expect((await checkTemplate(t, dir)).failures).toEqual([]);
   });
 
+  it('fails an engine function whose environment names the stack’s resources or secrets', async () => {
+    const t = goodTemplate();
+    t.Resources.ApiFunction!.Properties.Environment = { Variables: { ENGINE_REAP: 'true', ENGINE_FAMILY: 'media', STATE_TABLE: 'svc-state', URL_SIGNING_SECRET: 'x'.repeat(32) } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^ApiFunction: an engine function whose environment names STATE_TABLE, URL_SIGNING_SECRET/)]);
+    t.Resources.ApiFunction!.Properties.Environment = { Variables: { ENGINE_REAP: 'true', ENGINE_FAMILY: 'media' } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('fails a process function whose engine function is missing or bounds inputs differently', async () => {
+    const t = goodTemplate();
+    const isolated = (name: string, bytes: string) => ({
+      Variables: { ENGINE_ISOLATION: 'function', ENGINE_FUNCTION_NAME: name, ENGINE_MAX_INPUT_BYTES: bytes, TASK_MAX_OUTPUT_BYTES: String(MB) },
+    });
+    t.Resources.WorkerFunction!.Properties.Environment = isolated('svc-engine', String(MB));
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: ENGINE_ISOLATION=function, but its ENGINE_FUNCTION_NAME svc-engine is no function/)]);
+    t.Resources.ApiFunction!.Properties.FunctionName = 'svc-engine';
+    t.Resources.ApiFunction!.Properties.Environment = { Variables: { ENGINE_REAP: 'true', ENGINE_MAX_INPUT_BYTES: String(2 * MB), TASK_MAX_OUTPUT_BYTES: String(MB) } };
+    t.Resources.WorkerFunction!.Properties.Environment = isolated('svc-engine', String(MB));
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: ENGINE_MAX_INPUT_BYTES differs from its engine function's/)]);
+    t.Resources.WorkerFunction!.Properties.Environment = isolated('svc-engine', String(2 * MB));
+    t.Resources.WorkerFunction!.Properties.Environment.Variables.TASK_MAX_OUTPUT_BYTES = String(3 * MB);
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: TASK_MAX_OUTPUT_BYTES differs from its engine function's/)]);
+    t.Resources.WorkerFunction!.Properties.Environment = isolated('svc-engine', String(2 * MB));
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
   it('fails a zip that packs sharp binaries for another platform than Lambda', async () => {
     await writeZip(path.join(dir, 'mac.zip'), [
       { name: 'functions/worker.cjs', data: 'exports.handler = async () => {};' },

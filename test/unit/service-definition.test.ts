@@ -53,7 +53,7 @@ describe('serverless.yml as the local platform reads it', () => {
     }
   });
 
-  it('runs every function on arm64 except the engine functions, whose Chromium and native engines are x86-64 builds', () => {
+  it('runs every function on arm64 except the process and engine functions, whose Chromium and native engines are x86-64 builds', () => {
     const yml = parse(readFileSync('serverless.yml', 'utf8')) as {
       provider: { architecture?: string };
       functions: Record<string, { architecture?: string }>;
@@ -61,7 +61,7 @@ describe('serverless.yml as the local platform reads it', () => {
     const architectures = Object.fromEntries(
       Object.entries(yml.functions).map(([name, fn]) => [name, fn.architecture ?? yml.provider.architecture ?? 'x86_64']),
     );
-    const expected = Object.fromEntries(Object.keys(yml.functions).map((name) => [name, name.startsWith('process') ? 'x86_64' : 'arm64']));
+    const expected = Object.fromEntries(Object.keys(yml.functions).map((name) => [name, /^(process|engine)[A-Z]/.test(name) ? 'x86_64' : 'arm64']));
     expect(architectures).toEqual(expected);
   });
 });

@@ -1,0 +1,26 @@
+/** The image family's engines (lib/engines/families.ts): its share of each operation, and its engine function, which runs them for the process-image step function in the cloud, holding no credential. Only these engines are in its package. */
+import archive from '#lib/operations/archive/image.js';
+import convert from '#lib/operations/convert/image.js';
+import merge from '#lib/operations/merge/image.js';
+import metadata from '#lib/operations/metadata/image.js';
+import metadataWrite from '#lib/operations/metadata/write/image.js';
+import optimize from '#lib/operations/optimize/image.js';
+import thumbnail from '#lib/operations/thumbnail/image.js';
+import watermark from '#lib/operations/watermark/image.js';
+import { familyTable } from '#lib/operations/steps.js';
+import { fileURLToPath } from 'node:url';
+import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
+
+/** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
+export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive] as const;
+export const implementations = familyTable('image', runs);
+/** The image engine function: one task per invocation, on presigned URLs of its own files (ENGINE_ISOLATION=function). */
+export const handler = engineFunctionHandler('image', implementations, typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));
+
+/**
+ * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The
+ * static ffprobe (the native metadata engine's reader of video and audio) and ExifTool in WebAssembly
+ * (its zeroperl comes as its dependency) are found by their files (lib/engines/shipped.ts), so their
+ * packages are named here, in a branch that never runs, for this function only.
+ */
+if (Date.now() < 0) void Promise.all([import('@ffprobe-installer/ffprobe'), import('@uswriting/exiftool')]);
