@@ -1,7 +1,6 @@
 /** A step consumer Lambda: queue messages `{taskId}` run through `runTask` with the step's operations. */
 import { config } from '../config.js';
-import { useEngineInvoker } from '../operations/engine-function.js';
-import { lambdaEngineInvoker } from '../platform/engine-invoker.js';
+import { useEngineInvoker, type EngineInvoker } from '../operations/engine-function.js';
 import type { Implementation } from '../operations/types.js';
 import { once } from '../platform/clients.js';
 import { fileStore } from '../platform/files.js';
@@ -16,11 +15,16 @@ import { runTask } from './runner.js';
 import { stepMessage } from './step-messages.js';
 
 /** `queue`: the queue this consumer reads, where a task it must look at later goes back (a process family's queue for the process step). */
-export function stepConsumer(step: Step, implementations: Record<string, Implementation>, queue: QueueName = step) {
-  // Engine operations run in the family's engine function (lib/operations/engine-function.ts): its invoker, made once.
+/**
+ * `engines`: how a process step reaches its family's engine function (ENGINE_ISOLATION=function,
+ * lib/operations/engine-function.ts), given by the process functions only, so that no other step
+ * function carries a Lambda client (or the role to invoke).
+ */
+export function stepConsumer(step: Step, implementations: Record<string, Implementation>, queue: QueueName = step, engines?: (functionName: string) => EngineInvoker) {
+  // Engine operations run in the family's engine function: its invoker, made once.
   const invoker = once(() => {
     const c = config();
-    if (c.ENGINE_ISOLATION === 'function' && c.ENGINE_FUNCTION_NAME) useEngineInvoker(lambdaEngineInvoker(c.ENGINE_FUNCTION_NAME));
+    if (engines && c.ENGINE_ISOLATION === 'function' && c.ENGINE_FUNCTION_NAME) useEngineInvoker(engines(c.ENGINE_FUNCTION_NAME));
   });
   return sqsConsumer({
     schema: stepMessage,

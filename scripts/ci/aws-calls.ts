@@ -12,6 +12,11 @@
  * state store would carry all eight DynamoDB commands (socketDisconnect, which only deletes, among them);
  * following references keeps one method's request to the functions that can reach that method.
  *
+ * What the function carries bounds it: where the bundle's module list is known (`Entry.modules`), a
+ * declaration in a module the bundle left out is not followed. A port reaches the adapters the function
+ * has, not every adapter of the project (the engine functions carry no S3 client, so their calls through
+ * the file port reach none).
+ *
  * What is not the role's: a module whose header says `@aws-credentials user` sends its requests with the
  * user's own keys (user storage: import/s3, export/s3). The derivation checks the claim: every AWS SDK
  * client such a module makes must be given `credentials`.
@@ -24,6 +29,11 @@ export interface Entry {
   id: string;
   /** `functions/jobs/create.handler`: module path from the project root, then the export. */
   handler: string;
+  /**
+   * The project's modules in the function's bundle (paths from the project root, from its source map),
+   * when known: code in no other module runs there, so no other module is followed.
+   */
+  modules?: ReadonlySet<string>;
 }
 
 export interface Derivation {
@@ -347,6 +357,7 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
       for (const [action, at] of calls) if (!found.has(action)) found.set(action, [...pathTo(node, from), at].join(' → '));
       for (const next of edges) {
         if (from.has(next)) continue;
+        if (entry.modules && !entry.modules.has(rel(next.getSourceFile().fileName))) continue;
         from.set(next, node);
         pending.push(next);
       }

@@ -10,16 +10,12 @@
  *   AWSLambdaVPCAccessExecutionRole, the only managed policy accepted). A needed action the role lacks
  *   fails (Lambda would refuse the function, or the call would be denied); an action granted that
  *   nothing needs fails as widened; a wildcard action or NotAction fails (it cannot be checked);
- * - no function that runs untrusted files (an engine function: ENGINE_FAMILY in its environment, as
- *   scripts/serverless-engine-functions.cjs sets from custom.engineFunctions, or a handler under
- *   functions/engines/, or a name starting with `engine`) may hold any DynamoDB action (the state table
+ * - no function that runs untrusted files (an engine function: a handler under functions/engines/, a
+ *   name starting with `engine`, or ENGINE_FAMILY in its environment, as
+ *   scripts/serverless-engine-functions.cjs sets from custom.engineFunctions, unless its engines run in
+ *   its engine function, ENGINE_ISOLATION=function) may hold any DynamoDB action (the state table
  *   is the stack's one table: API keys, OAuth tokens, balances, the URL-signing secret) or any action of
  *   Secrets Manager, SSM, KMS, IAM or STS, whatever the resource.
- *
- * The functions in ENGINE_RULE_REPORT_ONLY break the second rule today (the process step runs its engines
- * in the function that also runs the task's bookkeeping); until the engines move into credential-less
- * functions (issue 25) they are printed as KNOWN findings, not failures. `ROLES_ENGINE_RULE=enforce`
- * (or emptying the list) makes them failures.
  *
  * Usage: `tsx scripts/ci/check-roles.ts [artifact folder, default .serverless]`. Prints one row per
  * function, then one line per failure naming the function and the action; exits 1 when any fails.
@@ -29,15 +25,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deriveAwsCalls } from './aws-calls.js';
+import { deriveAwsCalls, type Entry } from './aws-calls.js';
+import { unzippedSize } from './zip.js';
 import { table, target } from './check-template.js';
 
 type Json = any;
 export interface Template {
   Resources: Record<string, { Type: string; Properties?: Json; Condition?: string }>;
 }
-
-export const ENGINE_RULE_REPORT_ONLY = ['processImage', 'processMedia', 'processPdf', 'processChromium', 'processOffice'];
 
 const LOGS_REQUIRED = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 const LOGS_ALLOWED = ['logs:CreateLogGroup'];
@@ -63,13 +58,7 @@ export interface RoleRow {
 
 export interface RolesReport {
   failures: string[];
-  known: string[];
   rows: RoleRow[];
-}
-
-export interface RolesOptions {
-  /** Function names whose engine-rule findings are reported, not failed. */
-  reportOnly?: string[];
 }
 
 /** The serverless.yml name of a function from its logical id (`ProcessMediaLambdaFunction` → processMedia). */
@@ -111,19 +100,19 @@ function sendActionFor(resources: Template['Resources'], arn: Json): string | un
 }
 
 export function isEngineFunction(name: string, props: Json): boolean {
-  return props?.Environment?.Variables?.ENGINE_FAMILY !== undefined || handlerOf(props).startsWith('functions/engines/') || /^engine/i.test(name);
+  const env = props?.Environment?.Variables ?? {};
+  const runsEngines = env.ENGINE_FAMILY !== undefined && env.ENGINE_ISOLATION !== 'function';
+  return runsEngines || handlerOf(props).startsWith('functions/engines/') || /^engine/i.test(name);
 }
 
 /**
  * Compares each function's role with its needs. `code`: per function logical id, the actions its code
  * calls and, for each, why (the path from the handler to the request).
  */
-export function checkRoles(template: Template, code: Map<string, Map<string, string>>, opts: RolesOptions = {}): RolesReport {
+export function checkRoles(template: Template, code: Map<string, Map<string, string>>): RolesReport {
   const resources = template.Resources ?? {};
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
-  const reportOnly = new Set(opts.reportOnly ?? []);
   const failures: string[] = [];
-  const known: string[] = [];
   const rows: RoleRow[] = [];
 
   // Policies attached to roles as separate resources.
@@ -210,14 +199,11 @@ export function checkRoles(template: Template, code: Map<string, Map<string, str
       const forbidden = [...new Set([...[...granted.values()].map((g) => g.action), ...[...needed.values()].map((v) => v.split('\u0000')[0]!)])]
         .filter((a) => a === '*' || ENGINE_FORBIDDEN.includes(a.split(':')[0]!.toLowerCase()))
         .sort();
-      if (forbidden.length) {
-        const line = `${name}: runs untrusted files, yet its role or code reaches ${forbidden.join(', ')} (keys, tokens, balances, secrets)`;
-        (reportOnly.has(name) ? known : failures).push(line);
-      }
+      if (forbidden.length) failures.push(`${name}: runs untrusted files, yet its role or code reaches ${forbidden.join(', ')} (keys, tokens, balances, secrets)`);
     }
     rows.push({ id, name, handler: handlerOf(props), engine, tracing, code: calls?.size ?? 0, granted: granted.size, missing: missing.map(([a]) => a), widened });
   }
-  return { failures, known, rows };
+  return { failures, rows };
 }
 
 export function formatRoles(report: RolesReport): string {
@@ -225,16 +211,38 @@ export function formatRoles(report: RolesReport): string {
     ['function', 'engine', 'tracing', 'code actions', 'granted', 'missing', 'widened'],
     report.rows.map((r) => [r.name, r.engine ? 'yes' : '-', r.tracing ? 'Active' : '-', String(r.code), String(r.granted), r.missing.join(' ') || '-', r.widened.join(' ') || '-']),
   );
-  const known = report.known.map((k) => `KNOWN ${k}`).join('\n');
   const verdict = report.failures.length ? `${report.failures.length} failure(s):\n${report.failures.map((f) => `FAIL ${f}`).join('\n')}` : 'every role grants what its code calls, and no more';
-  return [rows, known, verdict].filter(Boolean).join('\n\n');
+  return [rows, verdict].join('\n\n');
 }
 
-/** The entries for the derivation: every function whose handler is a module of this project. */
-export const entriesOf = (template: Template) =>
-  Object.entries(template.Resources)
-    .filter(([, r]) => r.Type === 'AWS::Lambda::Function')
-    .map(([id, r]) => ({ id, handler: handlerOf(r.Properties) }));
+/**
+ * The entries for the derivation: every function whose handler is a module of this project, with the
+ * project's modules its bundle holds when `dir` has its zip (the bundle's source map lists them, as
+ * paths from the folder the bundle was built in: `../../lib/files/names.ts` is `lib/files/names.ts`).
+ */
+export async function entriesOf(template: Template, dir?: string): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  for (const [id, r] of Object.entries(template.Resources)) {
+    if (r.Type !== 'AWS::Lambda::Function') continue;
+    const handler = handlerOf(r.Properties);
+    entries.push({ id, handler, ...(dir ? { modules: await bundledModules(path.join(dir, `${functionName(id)}.zip`), handler) } : {}) });
+  }
+  return entries;
+}
+
+async function bundledModules(zip: string, handler: string): Promise<Set<string> | undefined> {
+  const mapName = `${handler.slice(0, handler.lastIndexOf('.'))}.cjs.map`;
+  let archive;
+  try {
+    archive = await unzippedSize(zip);
+  } catch {
+    return undefined; // a container image's function, or no package: every module counts
+  }
+  const entry = archive.entries.find((e) => e.name === mapName);
+  if (!entry) throw new Error(`${zip}: no ${mapName} (the bundle's source map names the modules it holds)`);
+  const { sources } = JSON.parse(archive.read(entry).toString('utf8')) as { sources: string[] };
+  return new Set(sources.map((s) => s.replace(/^(\.\.\/)+/, '')).filter((s) => !s.startsWith('node_modules/')));
+}
 
 /** The parts of a template the check reads (functions, roles, policies, event sources, destinations). */
 export function rolesFixture(template: Template, code: Map<string, Map<string, string>>) {
@@ -245,7 +253,7 @@ export function rolesFixture(template: Template, code: Map<string, Map<string, s
     const p = r.Properties ?? {};
     Resources[id] =
       r.Type === 'AWS::Lambda::Function'
-        ? { Type: r.Type, Properties: { Handler: p.Handler, ImageConfig: p.ImageConfig, Role: p.Role, TracingConfig: p.TracingConfig, VpcConfig: p.VpcConfig, DeadLetterConfig: p.DeadLetterConfig, Environment: p.Environment?.Variables?.ENGINE_FAMILY ? { Variables: { ENGINE_FAMILY: p.Environment.Variables.ENGINE_FAMILY } } : undefined } }
+        ? { Type: r.Type, Properties: { Handler: p.Handler, ImageConfig: p.ImageConfig, Role: p.Role, TracingConfig: p.TracingConfig, VpcConfig: p.VpcConfig, DeadLetterConfig: p.DeadLetterConfig, Environment: p.Environment?.Variables?.ENGINE_FAMILY ? { Variables: { ENGINE_FAMILY: p.Environment.Variables.ENGINE_FAMILY, ENGINE_ISOLATION: p.Environment.Variables.ENGINE_ISOLATION } } : undefined } }
         : r.Type === 'AWS::IAM::Role'
           ? { Type: r.Type, Properties: { Policies: p.Policies, ManagedPolicyArns: p.ManagedPolicyArns } }
           : r.Type === 'AWS::SQS::Queue' || r.Type === 'AWS::SNS::Topic'
@@ -265,9 +273,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const dir = args[0] ?? '.serverless';
   const template = JSON.parse(await readFile(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-  const derived = deriveAwsCalls(root, entriesOf(template));
-  const enforce = process.env.ROLES_ENGINE_RULE === 'enforce';
-  const report = checkRoles(template, derived.actions, { reportOnly: enforce ? [] : ENGINE_RULE_REPORT_ONLY });
+  const derived = deriveAwsCalls(root, await entriesOf(template, dir));
+  const report = checkRoles(template, derived.actions);
   report.failures.unshift(...derived.problems);
   console.log(formatRoles(report));
   if (fixture) await writeFile(fixture, rolesFixture(template, derived.actions));

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkRoles, ENGINE_RULE_REPORT_ONLY, formatRoles, globMatches, type Template } from '../../scripts/ci/check-roles.js';
+import { checkRoles, formatRoles, globMatches, type Template } from '../../scripts/ci/check-roles.js';
 
 type Json = any;
 const saved = JSON.parse(readFileSync(new URL('../fixtures/ci-roles/packaged-roles.json', import.meta.url), 'utf8')) as {
@@ -25,7 +25,7 @@ const statementsOf = (t: Template, fn: string): Json[] => {
   const role = t.Resources[fn]!.Properties.Role['Fn::GetAtt'][0];
   return t.Resources[role]!.Properties.Policies[0].PolicyDocument.Statement;
 };
-const run = (t: Template, code: Map<string, Map<string, string>>, reportOnly = ENGINE_RULE_REPORT_ONLY) => checkRoles(t, code, { reportOnly });
+const run = (t: Template, code: Map<string, Map<string, string>>) => checkRoles(t, code);
 
 describe('the role check on the packaged template', () => {
   it('passes the real package: every traced function can write traces, every role is what its code calls', () => {
@@ -34,8 +34,12 @@ describe('the role check on the packaged template', () => {
     expect(report.failures).toEqual([]);
     expect(report.rows.length).toBeGreaterThanOrEqual(57);
     expect(report.rows.every((r) => r.tracing && r.missing.length === 0 && r.widened.length === 0)).toBe(true);
-    // The process step's functions still reach the state table: reported, named, not failed.
-    expect(report.known.map((k) => k.split(':')[0]).sort()).toEqual(['processChromium', 'processImage', 'processMedia', 'processPdf']);
+    // The engines run in engine functions, whose code reaches no AWS service; the process functions that
+    // invoke them keep the bookkeeping and are no engines.
+    const engines = report.rows.filter((r) => r.engine);
+    expect(engines.map((r) => r.name).sort()).toEqual(['engineChromium', 'engineImage', 'engineMedia', 'enginePdf']);
+    expect(engines.every((r) => r.code === 0)).toBe(true);
+    expect(report.rows.find((r) => r.name === 'processMedia')).toMatchObject({ engine: false });
     expect(formatRoles(report)).toContain('every role grants what its code calls, and no more');
   });
 
@@ -51,27 +55,31 @@ describe('the role check on the packaged template', () => {
 
   it('fails on a widened engine role: a wildcard, an action its code does not call, the state table', () => {
     const { template, code } = copy();
-    statementsOf(template, 'ProcessMediaLambdaFunction').push({ Effect: 'Allow', Action: 's3:*', Resource: '*' });
+    statementsOf(template, 'EngineMediaLambdaFunction').push({ Effect: 'Allow', Action: 's3:*', Resource: '*' });
+    statementsOf(template, 'EnginePdfLambdaFunction').push({ Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: '*' });
     statementsOf(template, 'ProcessPdfLambdaFunction').push({ Effect: 'Allow', Action: ['dynamodb:Scan'], Resource: '*' });
     const { failures } = run(template, code);
-    expect(failures).toContain('processMedia: role grants the wildcard s3:* (widened)');
-    expect(failures).toContain('processPdf: role grants dynamodb:Scan, which its code does not call (widened)');
-    expect(failures).toHaveLength(2);
-    // Enforced (once the engines run without credentials), the state table itself is a failure.
-    const enforced = run(template, code, []).failures;
-    expect(enforced.filter((f) => f.includes('runs untrusted files')).map((f) => f.split(':')[0]).sort()).toEqual([
-      'processChromium',
-      'processImage',
-      'processMedia',
-      'processPdf',
+    expect(failures.sort()).toEqual([
+      'engineMedia: role grants the wildcard s3:* (widened)',
+      'enginePdf: role grants dynamodb:GetItem, which its code does not call (widened)',
+      'enginePdf: runs untrusted files, yet its role or code reaches dynamodb:GetItem (keys, tokens, balances, secrets)',
+      'processPdf: role grants dynamodb:Scan, which its code does not call (widened)',
     ]);
-    expect(enforced.find((f) => f.startsWith('processMedia: runs untrusted files'))).toContain('dynamodb:GetItem');
+  });
+
+  it('counts a process function that runs its engines itself (ENGINE_ISOLATION=inline) as an engine: its state table fails', () => {
+    const { template, code } = copy();
+    delete template.Resources.ProcessMediaLambdaFunction!.Properties.Environment.Variables.ENGINE_ISOLATION;
+    const { failures } = run(template, code);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^processMedia: runs untrusted files, yet its role or code reaches dynamodb:BatchGetItem, .*dynamodb:GetItem/);
   });
 
   it('fails on a removed needed action, with the path from the handler to the request', () => {
     const { template, code } = copy();
     const statements = statementsOf(template, 'SocketDisconnectLambdaFunction');
-    statements.splice(statements.findIndex((s) => JSON.stringify(s.Action).includes('dynamodb:DeleteItem')), 1);
+    const state = statements.find((s) => JSON.stringify(s.Action).includes('dynamodb:DeleteItem'));
+    state.Action = state.Action.filter((a: string) => a !== 'dynamodb:DeleteItem');
     const { failures } = run(template, code);
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(/^socketDisconnect: role lacks dynamodb:DeleteItem, which it needs \(handler → .*DynamoStateStore\.delete → lib\/state\/dynamodb\.ts:\d+\)$/);
@@ -154,7 +162,7 @@ describe('a new engine function (the shape of a credential-less engine: logs, X-
     expect(report.rows.find((r) => r.name === 'engineMedia')).toMatchObject({ engine: true, missing: [], widened: [] });
   });
 
-  it('fails when it is given the state table, whatever the report-only list says', () => {
+  it('fails when it is given the state table', () => {
     const { template, code } = withEngine([{ Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: { 'Fn::Sub': 'arn:aws:dynamodb:r:a:table/api-platform-dev-state' } }]);
     expect(run(template, code).failures).toEqual([
       'engineMedia: role grants dynamodb:GetItem, which its code does not call (widened)',
