@@ -208,7 +208,7 @@ needs.describe('engine operations in an engine function (ENGINE_ISOLATION=functi
 });
 
 /** A form of the kind the step grants (key under the task's prefix, at most `maxBytes`). */
-const grant = (taskId: string, maxBytes: number) => files.uploadForm(`tasks/${taskId}/\${filename}`, { expiresInSeconds: 600, maxBytes, contentType: true });
+const grant = (taskId: string, maxBytes: number) => files.uploadForm(`tasks/${taskId}/`, { expiresInSeconds: 600, maxBytes, contentType: true, under: true });
 const body = (n: number) => Readable.from([Buffer.alloc(n, 7)]);
 const TASK = '0b7c6a52-1111-4d2b-9d7e-3c3c3c3c3c3c';
 const OTHER = '9f0e8a11-2222-4c1d-8e6f-4d4d4d4d4d4d';
