@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand, validateCommand, type CommandArgs } from '#lib/engines/command.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
-import { engine, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 
 const IN = '-i /input/import-1/clip.mp4';
 
@@ -41,7 +41,8 @@ describe('typical command arguments pass the check at task creation', () => {
   });
 });
 
-const media = requires(engine('ffmpeg'));
+// The command operation runs only where it is offered: fully confined (bubblewrap).
+const media = requires(engine('ffmpeg'), commandOffered());
 
 media.describe('typical commands run', () => {
   let video: Buffer;

@@ -13,7 +13,7 @@ import { CommandArgumentError, parseCommandArguments, runCommand, splitArguments
 import { EngineFailure } from '#lib/engines/errors.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall, type TestInput } from '../support/engine-call.js';
-import { engine, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 
 const INPUTS = ['import-1', 'task-id-42'];
 
@@ -180,7 +180,8 @@ describe('command arguments: what reaches files', () => {
   });
 });
 
-const media = requires(engine('ffmpeg'));
+// The command operation runs only where it is offered: fully confined (bubblewrap).
+const media = requires(engine('ffmpeg'), commandOffered());
 
 media.describe('command on the task files', () => {
   let video: Buffer;

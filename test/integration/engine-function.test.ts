@@ -59,12 +59,14 @@ const childInvoker: EngineInvoker = {
   invoke: (request: EngineRequest, signal: AbortSignal) =>
     new Promise((resolve, reject) => {
       const family = request.operation === 'convert' && request.inputs[0]?.filename.endsWith('.wav') ? 'media' : 'image';
+      // Its temporary folder is an empty one of its own (not a fresh /tmp: the checkout may live under /tmp).
+      const tmp = mkdtempSync(path.join(dir, 'engine-tmp-'));
       const child = spawn(
         'bwrap',
-        ['--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--tmpfs', '/tmp', '--chdir', process.cwd(), process.execPath, CHILD],
+        ['--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', process.cwd(), process.execPath, CHILD],
         {
           // Loopback fetches allowed: the storage front the presigned URLs name is on 127.0.0.1 here.
-          env: { PATH: process.env.PATH, ENGINE_FAMILY: family, ENGINE_REAP: 'true', ENGINE_CONFINEMENT: 'platform', LOG_LEVEL: 'silent', ALLOW_LOOPBACK_FETCH: 'true' },
+          env: { PATH: process.env.PATH, TMPDIR: tmp, ENGINE_FAMILY: family, ENGINE_REAP: 'true', ENGINE_CONFINEMENT: 'platform', LOG_LEVEL: 'silent', ALLOW_LOOPBACK_FETCH: 'true' },
           stdio: ['pipe', 'pipe', 'pipe'],
           signal,
         },

@@ -24,7 +24,7 @@ import { newEngineRegistry } from '#lib/operations/engines.js';
 import { command as commandOperation } from '#lib/operations/command/operation.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
-import { engine, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 
 const INPUTS = ['import-1'];
 const MARKER = `marker-${randomBytes(16).toString('hex')}`;
@@ -152,6 +152,8 @@ describe('command escape variants: refused at task creation', () => {
 });
 
 const media = requires(engine('ffmpeg'));
+/** This machine confines the tool fully (bubblewrap that works): the command operation is offered. */
+const confined = requires(engine('ffmpeg'), commandOffered());
 
 media.describe('command is offered only where the tool runs fully confined, or the platform isolates it', () => {
   const absent = { BWRAP_PATH: '/nonexistent/bwrap', UNSHARE_PATH: '/nonexistent/unshare' };
@@ -173,15 +175,14 @@ media.describe('command is offered only where the tool runs fully confined, or t
     expect(engineBannerLines(r).join('\n')).toMatch(/not offered with ffmpeg: the command operation runs only fully confined .*apt-get install bubblewrap.*ENGINE_CONFINEMENT=platform/);
   });
 
-  it.each([
-    ['bubblewrap (this machine)', {}],
-    ['ENGINE_CONFINEMENT=platform (the deployed media function)', { ...absent, ENGINE_CONFINEMENT: 'platform' }],
-  ])('%s: command is offered', (_what, env) => {
+  const offered = (env: Record<string, string>) => {
     const r = registry(env);
     expect(r.rows().some((row) => row.operation === 'command' && row.engine === 'ffmpeg')).toBe(true);
     expect(r.check('command', { engine: 'ffmpeg' })).toEqual([]);
     expect(engineBannerLines(r).join('\n')).not.toMatch(/not offered/);
-  });
+  };
+  confined.it('bubblewrap (this machine): command is offered', () => offered({}));
+  it('ENGINE_CONFINEMENT=platform (the deployed media function): command is offered', () => offered({ ...absent, ENGINE_CONFINEMENT: 'platform' }));
 
   it('a task run where it is not offered stops before the tool runs', async () => {
     const c = engineCall<CommandArgs>('ffmpeg', 'command', { engine: 'ffmpeg', command: 'ffmpeg', arguments: '-f lavfi -i color=d=1 /output/x.mp4' }, [], { ENGINE_CONFINEMENT: 'none' });

@@ -19,11 +19,13 @@ import { runTool } from '#lib/engines/tool.js';
 import { taskPrefix } from '#lib/operations/types.js';
 import type { TaskRecord } from '#lib/tasks/model.js';
 import { newEngineRegistry } from '#lib/operations/engines.js';
-import { engine, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 
 const MiB = 1024 * 1024;
 const media = requires(engine('ffmpeg'));
+/** The command operation, offered only fully confined (bubblewrap). */
+const commands = requires(engine('ffmpeg'), commandOffered());
 
 let h: Harness;
 beforeAll(async () => {
@@ -59,12 +61,12 @@ async function expectStopped(task: TaskRecord | undefined) {
 const ffmpeg = (args: string) => ({ operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', arguments: args });
 
 describe('TASK_MAX_OUTPUT_BYTES on tasks (1 MiB here)', () => {
-  media.it('stops a command writing one huge file', async () => {
+  commands.it('stops a command writing one huge file', async () => {
     const t = await h.run({ gen: ffmpeg('-f lavfi -i testsrc=s=1280x720:r=25 -t 4 -f rawvideo /output/huge.raw') });
     await expectStopped(t.gen);
   });
 
-  media.it('stops a command whose files, each under the bound, add up past it', async () => {
+  commands.it('stops a command whose files, each under the bound, add up past it', async () => {
     const part = (n: number) => `-frames:v 2 -f rawvideo /output/part${n}.raw`;
     const t = await h.run({ gen: ffmpeg(`-f lavfi -i testsrc=s=640x480:r=10 ${part(1)} ${part(2)} ${part(3)} ${part(4)}`) });
     await expectStopped(t.gen);

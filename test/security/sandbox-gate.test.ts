@@ -17,6 +17,7 @@ import { TaskStore } from '#lib/tasks/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue } from '../support/recording-queue.js';
+import { commandOffered, requires } from '../support/requires.js';
 
 const log = createLogger({}, { level: 'silent' });
 let state: Awaited<ReturnType<typeof startStateBackend>>;
@@ -33,6 +34,8 @@ afterAll(() => Promise.all([state.close(), files.close()]));
 
 let lastUser = 500;
 const sandbox = { sandbox: true };
+/** Jobs with a command task are created only where command is offered (fully confined: bubblewrap). */
+const commands = requires(commandOffered());
 /** A whitelisted-looking import the other tasks can take as input (its file is checked when it runs). */
 const importTask = { operation: 'import/raw', file: 'bytes', filename: 'in.mp4' };
 const imageImport = { operation: 'import/raw', file: 'png', filename: 'logo.png' };
@@ -104,7 +107,8 @@ describe('watermark images fetched from a URL in the sandbox', () => {
   });
 });
 
-describe('command sources in the sandbox', () => {
+// Live, the same command must be accepted: where command is offered (fully confined) only.
+commands.describe('command sources in the sandbox', () => {
   const cmd = (args: string, input?: string) => ({ operation: 'command', engine: 'ffmpeg', command: 'ffmpeg', arguments: args, ...(input ? { input } : {}) });
   it('refuses a -f lavfi source without input', () =>
     expectJobRefused({ gen: cmd('-f lavfi -i testsrc=size=7680x4320:rate=60 -t 600 /output/big.mp4') }, 'tasks.gen.arguments'));
@@ -141,7 +145,7 @@ describe('command sources in the sandbox', () => {
 });
 
 describe('what the sandbox still takes', () => {
-  it('creates whitelisted-input jobs: convert, watermark with a task image, command on /input/, merge, archive, export', async () => {
+  commands.it('creates whitelisted-input jobs: convert, watermark with a task image, command on /input/, merge, archive, export', async () => {
     const { job, tasks } = await service.createJob(
       ++lastUser,
       planJob({

@@ -20,6 +20,7 @@ import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, inject, it, TestRunner, type TestContext } from 'vitest';
 import { parseEngineConfig } from '#lib/config.js';
+import { confinement } from '#lib/engines/confine.js';
 import { findExecutable } from '#lib/engines/probe.js';
 import type { EngineRegistry } from '#lib/engines/registry.js';
 import { engineAdvice, SYSTEM_TOOLS, type SystemToolName } from '#lib/local/engine-setup.js';
@@ -41,6 +42,20 @@ export function tool(name: SystemToolName): Requirement {
   return {
     name,
     missing: () => (findExecutable(name) ? undefined : `${label} (${name}) not found on PATH; install: ${install}`),
+  };
+}
+
+/**
+ * The `command` operation offered here: only under full confinement (lib/engines/confine.ts, bubblewrap
+ * that works on this machine), as `npm start` would decide.
+ */
+export function commandOffered(): Requirement {
+  return {
+    name: 'command (full confinement)',
+    missing() {
+      const refused = confinement(parseEngineConfig(process.env)).argumentsRefused;
+      return refused ? `the command operation is not offered here: ${refused}` : undefined;
+    },
   };
 }
 
