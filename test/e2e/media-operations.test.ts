@@ -14,10 +14,12 @@ import { afterAll, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '#lib/local/platform.js';
 import { patternVideo } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
-import { engine, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const media = requires(engine('ffmpeg'));
+/** The command operation: offered only fully confined (bubblewrap). */
+const commands = requires(engine('ffmpeg'), commandOffered());
 const dataDir = mkdtempSync(path.join(tmpdir(), 'media-e2e-'));
 let platform: Platform;
 let cc: ReturnType<typeof cloudConvertClient>;
@@ -109,7 +111,7 @@ media.describe('media operations through the SDK', () => {
     }
   });
 
-  it('command ffprobe on the imported file gives its output back (capture_output)', async () => {
+  commands.it('command ffprobe on the imported file gives its output back (capture_output)', async () => {
     const job = await cc.jobs.wait(
       (
         await cc.jobs.create({

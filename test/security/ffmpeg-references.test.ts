@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CommandArgumentError, runCommand, validateCommand, type CommandArgs } from '#lib/engines/command.js';
 import { engineCall, type HandCall, type TestInput } from '../support/engine-call.js';
-import { engine, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 
 const INPUTS = ['import-1'];
 
@@ -36,9 +36,10 @@ describe('command arguments that would make FFmpeg follow references', () => {
   });
 });
 
-const media = requires(engine('ffmpeg'));
+// The command operation runs these inputs, where it is offered: fully confined (bubblewrap).
+const commands = requires(engine('ffmpeg'), commandOffered());
 
-media.describe('inputs that are manifests in disguise', () => {
+commands.describe('inputs that are manifests in disguise', () => {
   // A file outside every work folder that a manifest names.
   const outside = mkdtempSync(path.join(tmpdir(), 'ffmpeg-references-'));
   const target = path.join(outside, 'secret.wav');
