@@ -13,12 +13,12 @@ import ssh2 from 'ssh2';
 import { freePort } from '#lib/local/platform.js';
 import { SftpStorage, describeSftpError, sftpConnection, type SftpArgs, type SftpOpenOptions } from '#lib/storage/sftp.js';
 import { readAll } from '../support/streams.js';
-import { startSftpServer, type SftpTestServer } from '../support/sftp-server.js';
+import { ed25519KeyPair, startSftpServer, type SftpTestServer } from '../support/sftp-server.js';
 
 const { utils } = ssh2;
 const PASSWORD = 'correct horse battery staple';
 const PASSPHRASE = 'open sesame, please';
-const ed25519 = utils.generateKeyPairSync('ed25519', { passphrase: PASSPHRASE, cipher: 'aes256-ctr', rounds: 4 });
+const ed25519 = ed25519KeyPair({ passphrase: PASSPHRASE, cipher: 'aes256-ctr', rounds: 4 });
 const rsa = generateKeyPairSync('rsa', {
   modulusLength: 2048,
   publicKeyEncoding: { type: 'pkcs1', format: 'pem' },
@@ -141,7 +141,7 @@ describe('SFTP storage client', () => {
   });
 
   it('refuses a key the server does not know, and an encrypted key without its passphrase', async () => {
-    const stranger = utils.generateKeyPairSync('ed25519');
+    const stranger = ed25519KeyPair();
     const denied = await failureOf(SftpStorage.open(sftpConnection({ ...args({ username: 'bob' }), private_key: stranger.private }), loopback));
     expect(denied.info).toMatchObject({ code: 'AUTHENTICATION_FAILED', transient: false });
     const locked = await failureOf(SftpStorage.open(sftpConnection({ ...args({ username: 'bob' }), private_key: ed25519.private }), loopback));
@@ -154,7 +154,7 @@ describe('SFTP storage client', () => {
     ok.close();
     const byLine = await SftpStorage.open(sftpConnection(args({ password: PASSWORD, host_key: server.hostPublicKey })), loopback);
     byLine.close();
-    const other = utils.generateKeyPairSync('ed25519').public;
+    const other = ed25519KeyPair().public;
     const { info } = await failureOf(SftpStorage.open(sftpConnection(args({ password: PASSWORD, host_key: other })), loopback));
     expect(info).toMatchObject({ code: 'HOST_KEY_MISMATCH', transient: false });
   });
