@@ -25,6 +25,7 @@
  * looked up by hash, so that revocation takes effect on the next request).
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
+import { clientCredentials } from './client-auth.js';
 import AuthorizationCodeGrantType from '@node-oauth/oauth2-server/lib/grant-types/authorization-code-grant-type.js';
 import RefreshTokenGrantType from '@node-oauth/oauth2-server/lib/grant-types/refresh-token-grant-type.js';
 import type { ClientRecord, OAuthClients } from './clients.js';
@@ -210,11 +211,21 @@ export class OAuthServer {
    */
   async token(form: URLSearchParams, headers: Record<string, string>): Promise<OAuthAnswer> {
     const body = Object.fromEntries(form);
+    // Client credentials are read by one rule (client-auth.ts, RFC 6749 §2.3.1: Basic's id and secret
+    // form-urlencoded, as strict clients send them) and handed to the library as form parameters; its
+    // own Basic parser would take `%5F` for three characters of the secret.
+    const credentials = clientCredentials(headers, form);
+    if (!credentials.ok) return invalidClientRequest(credentials.message);
+    const { authorization: _basic, ...rest } = headers;
+    if (credentials.basic) {
+      body.client_id = credentials.clientId;
+      if (credentials.clientSecret !== undefined) body.client_secret = credentials.clientSecret;
+    }
     const request = new Request({
       method: 'POST',
       query: {},
       body,
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(form.toString().length) },
+      headers: { ...(credentials.basic ? rest : headers), 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(form.toString().length) },
     });
     const response = new Response({ headers: {} });
     try {
@@ -222,7 +233,12 @@ export class OAuthServer {
     } catch (err) {
       if (!(err instanceof OAuthError) || err.code >= 500) throw err;
     }
-    return { status: response.status ?? 200, headers: stringHeaders(response.headers), body: (response.body ?? {}) as Record<string, unknown> };
+    const answer = { status: response.status ?? 200, headers: stringHeaders(response.headers), body: (response.body ?? {}) as Record<string, unknown> };
+    // A client that authenticated with the Authorization header is answered 401 with a challenge (§5.2).
+    if (credentials.basic && answer.body.error === 'invalid_client') {
+      return { ...answer, status: 401, headers: { ...answer.headers, 'www-authenticate': 'Basic realm="Service"' } };
+    }
+    return answer;
   }
 
   /**
@@ -239,6 +255,11 @@ export class OAuthServer {
     if (typeof location !== 'string') throw new Error('the authorize handler gave no redirect');
     return location;
   }
+}
+
+/** Client authentication that cannot be read (RFC 6749 §5.2): `invalid_request`, as the library answers a malformed request. */
+function invalidClientRequest(message: string): OAuthAnswer {
+  return { status: 400, headers: {}, body: { error: 'invalid_request', error_description: message } };
 }
 
 function stringHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {

@@ -288,6 +288,36 @@ describe('the token endpoint\'s errors', () => {
   });
 });
 
+describe('client authentication as RFC 6749 §2.3.1 has it (what oauth4webapi and openid-client send)', () => {
+  /** application/x-www-form-urlencoded as the strict libraries write it: every byte but letters and digits percent-encoded. */
+  const strict = (s: string) => [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  const basicOf = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+  const code = async () => {
+    const { verifier, challenge } = pkce();
+    const params = { response_type: 'code', client_id: confidential.client.id, scope: 'user.read', code_challenge: challenge, code_challenge_method: 'S256' };
+    const { url } = await authorize(params, { user: ann });
+    return { code: url!.searchParams.get('code')!, code_verifier: verifier };
+  };
+
+  it('takes a Basic id and secret percent-encoded byte by byte (the secret has - and _ in it), and both raw', async () => {
+    const { client, secret } = confidential;
+    const encoded = await tokenRequest({ grant_type: 'authorization_code', ...(await code()) }, { authorization: basicOf(strict(client.id), strict(secret)) });
+    expect([encoded.status, encoded.json.error]).toEqual([200, undefined]);
+    const raw = await tokenRequest({ grant_type: 'authorization_code', ...(await code()) }, { authorization: basicOf(client.id, secret) });
+    expect([raw.status, raw.json.error]).toEqual([200, undefined]);
+    const wrong = await tokenRequest({ grant_type: 'authorization_code', ...(await code()) }, { authorization: basicOf(strict(client.id), strict(`${secret}x`)) });
+    expect([wrong.status, wrong.json.error]).toEqual([401, 'invalid_client']);
+  });
+
+  it('takes client_secret in the form (client_secret_post), and refuses both methods at once', async () => {
+    const { client, secret } = confidential;
+    const posted = await tokenRequest({ grant_type: 'authorization_code', ...(await code()), client_id: client.id, client_secret: secret });
+    expect([posted.status, posted.json.error]).toEqual([200, undefined]);
+    const both = await tokenRequest({ grant_type: 'authorization_code', ...(await code()), client_secret: secret }, { authorization: basicOf(client.id, secret) });
+    expect(both.json.error).toMatch(/^invalid_(request|client)$/);
+  });
+});
+
 describe('revocation (RFC 7009)', () => {
   it('revokes a refresh token with its access tokens; unknown tokens are no error; another client cannot', async () => {
     const tokens = (await (await codeFlow()).exchange()).json;
