@@ -5,6 +5,7 @@
  * valid a few minutes, signed with this function's current credentials, carrying the file name (and
  * `inline`) as Content-Disposition. 403 for a bad or expired signature, 404 once the task or file is gone.
  */
+import { formatOfFilename, mimeType } from '#lib/engines/formats.js';
 import { forbidden, notFound } from '#lib/errors.js';
 import { DOWNLOAD_PATH_PREFIX, urlSafeName } from '#lib/files/download-urls.js';
 import { renderFileApiError } from '#lib/http/dialects.js';
@@ -16,6 +17,16 @@ import { taskFiles } from '#lib/platform/files.js';
 import { epochSeconds } from '#lib/state/port.js';
 import { servesDownloads } from '#lib/tasks/links.js';
 import { TaskStore } from '#lib/tasks/store.js';
+
+/**
+ * The type a file's name gives (`photo.png`: image/png), as the real service's export URLs carry it:
+ * uploads are stored untyped. A name that says nothing keeps the type it was stored with.
+ */
+function typeOfName(filename: string): { contentType?: string } {
+  const format = formatOfFilename(filename);
+  const type = format ? mimeType(format) : undefined;
+  return type && type !== 'application/octet-stream' ? { contentType: type } : {};
+}
 
 /** How long the storage URL of the redirect is valid: enough to start the download. */
 export const REDIRECT_SECONDS = 300;
@@ -39,6 +50,7 @@ export const handler = route({ render: renderFileApiError, body: 'none' }, async
     filename: file.filename,
     inline: task.payload.inline === true,
     method: req.method === 'HEAD' ? 'HEAD' : 'GET',
+    ...typeOfName(file.filename),
   });
   return { status: 302, headers: { location, 'cache-control': 'no-store' } };
 });

@@ -24,6 +24,15 @@ export interface UploadForm {
   fields: Record<string, string>;
 }
 
+export interface SignedGetOptions {
+  expiresInSeconds: number;
+  filename?: string;
+  inline?: boolean;
+  method?: 'GET' | 'HEAD';
+  /** The Content-Type the download answers with, whatever the object was stored with (uploads are stored untyped). */
+  contentType?: string;
+}
+
 export interface UploadFormOptions {
   expiresInSeconds: number;
   /** The most bytes the one file may have (the policy's `content-length-range`). */
@@ -53,8 +62,8 @@ export interface FileStore {
   list(prefix: string): Promise<StoredFile[]>;
   /** Deletes every object under the prefix; returns how many. */
   deletePrefix(prefix: string): Promise<number>;
-  /** A time-limited GET (or HEAD) URL, optionally with a download file name. */
-  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean; method?: 'GET' | 'HEAD' }): Promise<string>;
+  /** A time-limited GET (or HEAD) URL, optionally with a download file name and the type to answer with. */
+  signedGetUrl(key: string, opts: SignedGetOptions): Promise<string>;
   /**
    * A signed browser form that uploads one file straight to storage, at exactly `key` (a form can
    * write no other object; posted again, it replaces the one at `key`), or with `under` at any key

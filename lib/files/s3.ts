@@ -20,7 +20,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
-import { FileNotFoundError, type FileStore, type PutOptions, type StoredFile, type UploadForm, type UploadFormOptions } from './port.js';
+import { FileNotFoundError, type FileStore, type PutOptions, type StoredFile, type UploadForm, type SignedGetOptions, type UploadFormOptions } from './port.js';
 
 /**
  * An S3 client configured for streaming: checksums only where S3 requires them. With the SDK's
@@ -210,11 +210,12 @@ export class S3FileStore implements FileStore {
     return files.length;
   }
 
-  signedGetUrl(key: string, opts: { expiresInSeconds: number; filename?: string; inline?: boolean; method?: 'GET' | 'HEAD' }): Promise<string> {
+  signedGetUrl(key: string, opts: SignedGetOptions): Promise<string> {
     const input = {
       Bucket: this.bucket,
       Key: key,
       ResponseContentDisposition: opts.filename ? contentDisposition(opts.filename, opts.inline) : undefined,
+      ResponseContentType: opts.contentType,
     };
     // A presigned URL is signed for its method: a HEAD needs a HeadObject URL.
     const command = opts.method === 'HEAD' ? new HeadObjectCommand(input) : new GetObjectCommand(input);

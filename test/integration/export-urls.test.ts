@@ -215,6 +215,19 @@ describe('export URLs', () => {
   });
 
 
+  it('serve each file with the content type its name gives, stored untyped as an upload is', async () => {
+    const untyped: Implementation = async (ctx) => ({
+      result: { files: await Promise.all(['photo.png', 'paper.pdf', 'clip.mp4'].map((name) => ctx.save(name, `bytes of ${name}`))) },
+    });
+    const t = await runJob(
+      { files: { operation: 'import/raw', file: '-', filename: 'ignored.txt' }, out: { operation: 'export/url', input: 'files' } },
+      { 'import/raw': untyped },
+    );
+    const { task } = await shown(t.out!.id);
+    const types = await Promise.all(task.result.files!.map(async (f) => (await download(f.url)).headers.get('content-type')));
+    expect(types).toEqual(['image/png', 'application/pdf', 'video/mp4']);
+  });
+
   it('serve each of two inputs that bring the same name, the later one numbered, neither overwritten', async () => {
     const t = await runJob({
       a: { operation: 'import/raw', file: 'optimized copy', filename: 'report.pdf' },
