@@ -65,8 +65,10 @@ export async function serveEngineRequest(raw: unknown, deps: { implementations: 
     const dir = safeDir(opts.dir);
     const name = uniqueName(used, safeFilename(filename), dir);
     const key = outputKey(req.task.id, name, dir);
-    const known = sized(body, opts.size);
-    const bytes = known ?? sized(Buffer.concat(await (body as Readable).toArray()))!;
+    // A storage form takes a body of known length; engine outputs are files of known size. An unsized
+    // stream is a caller's bug, refused rather than held in memory whole.
+    const bytes = sized(body, opts.size);
+    if (!bytes) throw new TaskFailure('INTERNAL_ERROR', `${name} was handed over with no size; an engine function posts files of known size only.`);
     if (bytes.size > req.upload.maxBytes) {
       throw new TaskFailure('OUTPUT_TOO_LARGE', `${name} has ${bytes.size} bytes; a task may write up to ${req.upload.maxBytes} (TASK_MAX_OUTPUT_BYTES).`);
     }
