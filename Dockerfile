@@ -2,7 +2,7 @@
 # fit a zip package. `serverless deploy` builds it with OFFICE_IMAGE=1
 # (provider.ecr.images.office in serverless.yml; Docker needed) and pushes it to the stack's ECR repository.
 # Debian 12, like the machines CI runs on: the same packages .ci/run installs for these engines, and the
-# LibreOffice version lib/engines/families.ts lists for the deployed stack (7.4.7.2).
+# LibreOffice version lib/engines/core/families.ts lists for the deployed stack (7.4.7.2).
 
 # 1. The handler's bundle (the same esbuild settings as serverless.yml's custom.esbuild) and the npm
 #    packages it keeps external, installed for Linux x64.
@@ -17,7 +17,7 @@ COPY functions functions
 RUN npx esbuild functions/engines/office.ts functions/tasks/process-office-step.ts --bundle --platform=node --target=node22 --format=cjs \
       --main-fields=module,main --minify-whitespace --minify-syntax --sourcemap=linked --sources-content=false \
       --external:sharp \
-      --alias:@aws-sdk/credential-provider-node=./lib/platform/lambda-credentials.ts \
+      --alias:@aws-sdk/credential-provider-node=./lib/wiring/lambda-credentials.ts \
       --outbase=. --outdir=/task --out-extension:.js=.cjs
 # Only the externals, at the versions package.json pins.
 RUN node -e "const p=require('./package.json');const pick=['sharp'];require('fs').writeFileSync('/task/package.json',JSON.stringify({private:true,dependencies:Object.fromEntries(pick.map(n=>[n,p.dependencies[n]]))}))" \
@@ -32,7 +32,7 @@ RUN npm install --no-audit --no-fund aws-lambda-ric@4.0.2
 
 # 3. The image: Node 22, LibreOffice Writer (no GUI), fonts; the bundle and its packages.
 #    No bubblewrap: Lambda gives no user namespaces, so the function runs with ENGINE_CONFINEMENT=platform,
-#    where documents lose their external references before LibreOffice opens them (lib/engines/office-links.ts).
+#    where documents lose their external references before LibreOffice opens them (lib/engines/office/office-links.ts).
 #    No secret in the image. As engineOffice its role grants nothing but logs and traces, its network
 #    reaches only the files bucket, and after each task no other process and nothing in /tmp is left.
 FROM node:22-bookworm-slim
@@ -41,7 +41,7 @@ RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq 
  && rm -rf /var/lib/apt/lists/* \
  && fc-cache -f
 # Only /tmp is writable in Lambda: LibreOffice's profile, font caches and every task's folder go there
-# (each task's folder is removed when it ends, lib/engines/tool.ts).
+# (each task's folder is removed when it ends, lib/engines/core/tool.ts).
 ENV HOME=/tmp TMPDIR=/tmp LAMBDA_TASK_ROOT=/var/task NODE_ENV=production
 WORKDIR /var/task
 COPY --from=ric /ric/node_modules /opt/ric/node_modules

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.esbuild/', '.serverless/', '.data/', 'coverage/', '**/*.generated.*', 'lib/creatures/data/**'] },
+  { ignores: ['node_modules/', '.esbuild/', '.serverless/', '.data/', 'coverage/', '**/*.generated.*', 'lib/graphql/creatures/data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -64,7 +64,7 @@ export default tseslint.config(
           // `/\/+$/`, `/=+$/`, `/\s+$/`: an unanchored run before `$` is tried from every character of
           // the run, quadratic on a long one (a 1 MB run of `/` takes minutes).
           selector: 'Literal[regex.pattern=/^(?:\\\\.|\\[[^\\]]*\\]|[^\\\\[(^])[+*]\\$$/]',
-          message: 'A lone repeated character before $ backtracks quadratically on a long run of it; use trimEnd from lib/text.ts (or String#trimEnd for white space).',
+          message: 'A lone repeated character before $ backtracks quadratically on a long run of it; use trimEnd from lib/kernel/text.ts (or String#trimEnd for white space).',
         },
         // Repeated from the block above: a later block's no-restricted-syntax replaces an earlier one's.
         {
@@ -76,16 +76,16 @@ export default tseslint.config(
   },
   {
     // Module boundaries (issue 13): engines know nothing of operations or tasks. An engine call's types
-    // and failures live in lib/engines (call.ts, errors.ts); lib/operations/engine-task.ts maps them to
+    // and failures live in lib/engines/core (call.ts, errors.ts); lib/file-api/operations/engine-task.ts maps them to
     // task failures in one place. Storage clients and the network guard sit below operations too.
-    files: ['lib/engines/**/*.ts', 'lib/storage/**/*.ts', 'lib/net/**/*.ts'],
+    files: ['lib/engines/**/*.ts', 'lib/adapters/user-storage/**/*.ts', 'lib/adapters/net/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/operations/**', '#lib/operations/*'], message: 'Engines, storage clients and the network guard do not import from lib/operations (module boundary).' },
-            { group: ['**/tasks/**', '#lib/tasks/*'], message: 'Engines, storage clients and the network guard do not import from lib/tasks (module boundary).' },
+            { group: ['**/operations/**', '#lib/operations/*'], message: 'Engines, storage clients and the network guard do not import from lib/file-api/operations (module boundary).' },
+            { group: ['**/tasks/**', '#lib/tasks/*'], message: 'Engines, storage clients and the network guard do not import from lib/file-api/tasks (module boundary).' },
           ],
         },
       ],

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import type { Platform } from '#lib/local/platform.js';
+import type { Platform } from '../local/platform.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median } from './measure.js';
 

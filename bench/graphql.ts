@@ -19,9 +19,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { createCreatureYoga, type CreatureYogaOptions } from '#lib/creatures/yoga.js';
-import { createLogger } from '#lib/log.js';
-import type { StateStore } from '#lib/state/port.js';
+import { createCreatureYoga, type CreatureYogaOptions } from '#lib/graphql/creatures/yoga.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 import { measure, type Result } from './measure.js';
 
 const run = promisify(execFile);

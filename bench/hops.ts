@@ -18,7 +18,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Platform, PlatformOptions } from '#lib/local/platform.js';
+import type { Platform, PlatformOptions } from '../local/platform.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 
 interface Call {

@@ -27,7 +27,7 @@ export async function bundleHandler(entry: string): Promise<{ file: string; disp
     target: 'node20',
     logLevel: 'silent',
     // As serverless.yml: ssh2's optional native CPU probe is not built, a stand-in takes its place.
-    alias: { 'cpu-features': path.join(root, 'lib/platform/no-cpu-features.cjs') },
+    alias: { 'cpu-features': path.join(root, 'lib/wiring/no-cpu-features.cjs') },
   });
   return { file, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startPlatform } from '#lib/local/platform.js';
+import { startPlatform } from '../local/platform.js';
 import { bundleHandler, invokeIsolated } from './isolated-consumer.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 

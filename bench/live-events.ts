@@ -10,10 +10,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { io } from 'socket.io-client';
-import { SocketConnections } from '#lib/events/connections.js';
-import { LOCAL_CREDENTIALS, type Platform } from '#lib/local/platform.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
-import { TaskStore } from '#lib/tasks/store.js';
+import { SocketConnections } from '#lib/file-api/events/connections.js';
+import { LOCAL_CREDENTIALS, type Platform } from '../local/platform.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;

@@ -4,9 +4,9 @@
  * with 200 small jobs submitted at once.
  */
 import type CloudConvert from 'cloudconvert';
-import type { Platform } from '#lib/local/platform.js';
-import { LOCAL_CREDENTIALS } from '#lib/local/platform.js';
-import { createS3Client, S3FileStore } from '#lib/files/s3.js';
+import type { Platform } from '../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../local/platform.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median } from './measure.js';
 

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startPlatform } from '#lib/local/platform.js';
+import { startPlatform } from '../local/platform.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';

@@ -21,12 +21,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import exifr from 'exifr';
 import sharp from 'sharp';
-import { confinement } from '#lib/engines/confine.js';
-import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/exiftool-wasm.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import { exiftoolWasm, ghostscriptWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/shipped.js';
-import { runTool, type ToolOptions } from '#lib/engines/tool.js';
-import { runWasm } from '#lib/engines/wasm.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/metadata/exiftool-wasm.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import { exiftoolWasm, ghostscriptWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/core/shipped.js';
+import { runTool, type ToolOptions } from '#lib/engines/core/tool.js';
+import { runWasm } from '#lib/engines/core/wasm.js';
 import { imageHeavyPdf, jpeg, textPdf } from '../test/fixtures/engine-fixtures.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

@@ -7,10 +7,10 @@
  * functions loaded. Reported per level: finished jobs per second over the level's wall time, and the
  * median and p95 of a job's latency (its POST to the wait that saw it end).
  *
- * The wait route reads the job every 250 ms (lib/tasks/job-response.ts `waitFor`): a job's latency
+ * The wait route reads the job every 250 ms (lib/wiring/job-response.ts `waitFor`): a job's latency
  * here includes up to that much after its end, as every client of the wait route sees it.
  */
-import type { Platform } from '#lib/local/platform.js';
+import type { Platform } from '../local/platform.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median, percentile } from './measure.js';
 import { createSmallJob, untilEnded, type FailedWaits } from './pipeline.js';

@@ -9,15 +9,15 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
-import { Accounts } from '#lib/auth/accounts.js';
-import { Credits } from '#lib/account/credits.js';
-import { Users } from '#lib/auth/users.js';
-import { accountConfig } from '#lib/config.js';
-import { LOCAL_CREDENTIALS } from '#lib/local/platform.js';
-import { readServiceDefinition } from '#lib/local/service-definition.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
-import type { StateStore } from '#lib/state/port.js';
-import { ensureStateTable } from '#lib/state/table.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { Credits } from '#lib/file-api/account/credits.js';
+import { Users } from '#lib/access/auth/users.js';
+import { accountConfig } from '#lib/kernel/config.js';
+import { LOCAL_CREDENTIALS } from '../local/platform.js';
+import { readServiceDefinition } from '../local/service-definition.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
+import { ensureStateTable } from '#lib/adapters/state/table.js';
 
 /** The options every tool takes for a deployed stage. */
 export const STORE_OPTIONS = {

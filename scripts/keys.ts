@@ -6,15 +6,15 @@
  *   npm run keys -- list                                               id, user, name, scopes, created, state, live|sandbox
  *   npm run keys -- revoke <id>
  *
- * `--sandbox`: a key of the file API's sandbox (`/sandbox/v2`, lib/sandbox): it works there only, and
+ * `--sandbox`: a key of the file API's sandbox (`/sandbox/v2`, lib/file-api/sandbox): it works there only, and
  * live keys do not work there.
  * A key belongs to a user (`--user`, default the built-in account 1). Locally it uses the state of
  * `npm start` (scripts/cli.ts); for a deployed stage, pass `--table <name> [--region <region>]`.
  */
 import { parseArgs } from 'node:util';
-import { AccountInputError } from '#lib/auth/accounts.js';
-import { ApiKeys, InvalidKeyInputError, parseScopes } from '#lib/auth/keys.js';
-import { BUILT_IN_USER_ID } from '#lib/auth/users.js';
+import { AccountInputError } from '#lib/access/auth/accounts.js';
+import { ApiKeys, InvalidKeyInputError, parseScopes } from '#lib/access/auth/keys.js';
+import { BUILT_IN_USER_ID } from '#lib/access/auth/users.js';
 import { accountsOf, runTool, STORE_OPTIONS } from './cli.js';
 
 const { values, positionals } = parseArgs({

@@ -13,7 +13,7 @@
  * for a deployed stage, pass `--table <name> [--region <region>]`.
  */
 import { parseArgs } from 'node:util';
-import { ClientInputError, OAuthClients } from '#lib/oauth/clients.js';
+import { ClientInputError, OAuthClients } from '#lib/access/oauth/clients.js';
 import { runTool, STORE_OPTIONS } from './cli.js';
 
 const { values, positionals } = parseArgs({

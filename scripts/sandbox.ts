@@ -1,5 +1,5 @@
 /**
- * The sandbox's file whitelist (lib/sandbox): the files a user's sandbox imports may bring in, by MD5.
+ * The sandbox's file whitelist (lib/file-api/sandbox): the files a user's sandbox imports may bring in, by MD5.
  *
  *   npm run -s sandbox -- allow <file path or md5> [--user <id|email>]   a file is read (streamed) for its MD5
  *   npm run -s sandbox -- list [--user <id|email>]                       md5, file name, added
@@ -12,10 +12,10 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { AccountInputError } from '#lib/auth/accounts.js';
-import { BUILT_IN_USER_ID } from '#lib/auth/users.js';
-import { isMd5, md5OfStream, SandboxFiles, SandboxInputError } from '#lib/sandbox/files.js';
-import type { StateStore } from '#lib/state/port.js';
+import { AccountInputError } from '#lib/access/auth/accounts.js';
+import { BUILT_IN_USER_ID } from '#lib/access/auth/users.js';
+import { isMd5, md5OfStream, SandboxFiles, SandboxInputError } from '#lib/file-api/sandbox/files.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 import { accountsOf, runTool, STORE_OPTIONS } from './cli.js';
 
 const { values, positionals } = parseArgs({

@@ -1,13 +1,13 @@
 /**
  * A local Serverless Framework plugin: at packaging (`serverless package`, `deploy`), tells every
  * function which engine functions the stack has, so that task creation, discovery, routing and the
- * engine that runs a task agree (lib/engines/families.ts). Local runs (serverless-offline) are left
+ * engine that runs a task agree (lib/engines/core/families.ts). Local runs (serverless-offline) are left
  * as they are: there every function probes the machine, and the process functions run their engines
  * inline (ENGINE_ISOLATION's default), confined by bubblewrap.
  *
  * - `custom.engineFunctions` maps each process function (the step's consumer) to its engine family;
  *   `custom.engineIsolation` says where the engines run in the deployed stack:
- *   - `function` (default): in the family's engine function `engine<Family>` (lib/operations/engine-function.ts).
+ *   - `function` (default): in the family's engine function `engine<Family>` (lib/file-api/operations/engine-function.ts).
  *     The process function gets ENGINE_ISOLATION and ENGINE_FUNCTION_NAME and, as it only waits, 512 MB
  *     and the default /tmp; the engine function gets the family's engine settings, ENGINE_REAP, and an
  *     environment holding nothing but engine settings (no table, queue, bucket or signing secret: a
@@ -29,7 +29,7 @@
 
 const OFFICE = 'office';
 
-/** What an engine function's environment may hold: engine settings and the logger's (lib/config.ts). */
+/** What an engine function's environment may hold: engine settings and the logger's (lib/kernel/config.ts). */
 const ENGINE_FUNCTION_ENV = /^(ENGINE_(FAMILY|FUNCTIONS|CONFINEMENT|MAX_INPUT_BYTES|TMP_DIR|ORDER|REAP)|ENGINES_DISABLED|SHIPPED_ENGINES|MAX_[A-Z_]+|EXIFTOOL_[A-Z_]+|[A-Z]+_PATH|ALLOW_LOOPBACK_FETCH|FETCH_ALLOW_HOSTS|LOG_LEVEL|SERVICE_NAME|STAGE|TASK_MAX_SECONDS|TASK_MAX_OUTPUT_BYTES)$/;
 
 const capitalized = (family) => family[0].toUpperCase() + family.slice(1);

@@ -9,7 +9,7 @@
  * for a file its owner could run. Lambda runs the code as a user that owns none of it, and npm installs
  * some binaries executable by their owner alone (`chmod u+x` of @ffmpeg-installer/@ffprobe-installer,
  * whose tarballs carry mode 0644): without this the static ffprobe could not be run from the package
- * (lib/engines/shipped.ts would copy it into /tmp at each cold start).
+ * (lib/engines/core/shipped.ts would copy it into /tmp at each cold start).
  */
 'use strict';
 

@@ -7,11 +7,11 @@
  * them, as the functions see them (the same settings), and what confinement they run under. Ctrl-C
  * stops everything.
  */
-import { parseEngineConfig } from '#lib/config.js';
-import { confinement } from '#lib/engines/confine.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
-import { confinementBannerLine, engineBannerLines } from '#lib/local/engine-setup.js';
-import { googleAuthBanner, startPlatform } from '#lib/local/platform.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { confinementBannerLine, engineBannerLines } from '../local/engine-setup.js';
+import { googleAuthBanner, startPlatform } from '../local/platform.js';
 
 const port = Number(process.env.PORT ?? 4000);
 const dataDir = process.env.DATA_DIR ?? '.data';

@@ -15,12 +15,12 @@
  * for a deployed stage, pass `--table <name> [--region <region>]`.
  */
 import { parseArgs } from 'node:util';
-import { AccountInputError } from '#lib/auth/accounts.js';
-import { generatePassword } from '#lib/auth/passwords.js';
-import { parseBalance, type Balance } from '#lib/account/credits.js';
-import { Users } from '#lib/auth/users.js';
-import { accountConfig, regionConfig } from '#lib/config.js';
-import { parseFixedRegion, RegionInputError, setFixedRegion } from '#lib/regions/user-region.js';
+import { AccountInputError } from '#lib/access/auth/accounts.js';
+import { generatePassword } from '#lib/access/auth/passwords.js';
+import { parseBalance, type Balance } from '#lib/file-api/account/credits.js';
+import { Users } from '#lib/access/auth/users.js';
+import { accountConfig, regionConfig } from '#lib/kernel/config.js';
+import { parseFixedRegion, RegionInputError, setFixedRegion } from '#lib/access/regions/user-region.js';
 import { accountsOf, creditsOf, readStdin, runTool, STORE_OPTIONS } from './cli.js';
 
 const { values, positionals } = parseArgs({

@@ -1,4 +1,4 @@
-/** The authorization code grant of @node-oauth/oauth2-server, which lib/oauth/server.ts extends (the package types only its index). */
+/** The authorization code grant of @node-oauth/oauth2-server, which lib/access/oauth/server.ts extends (the package types only its index). */
 declare module '@node-oauth/oauth2-server/lib/grant-types/authorization-code-grant-type.js' {
   import type OAuth2Server from '@node-oauth/oauth2-server';
 
@@ -8,7 +8,7 @@ declare module '@node-oauth/oauth2-server/lib/grant-types/authorization-code-gra
   }
 }
 
-/** The refresh token grant, which lib/oauth/server.ts reorders (the scope checked before the token is spent). */
+/** The refresh token grant, which lib/access/oauth/server.ts reorders (the scope checked before the token is spent). */
 declare module '@node-oauth/oauth2-server/lib/grant-types/refresh-token-grant-type.js' {
   import type OAuth2Server from '@node-oauth/oauth2-server';
 

@@ -4,14 +4,14 @@
  * (`action`: sign-in, sign-out, revoke), checked against the session's CSRF token, answered with a
  * 303 back to the page.
  */
-import { accountPage, authorizedAppsPart, profilePart, signInPage, usagePart, type AuthorizedApp } from '#lib/account/page.js';
-import { usageRange } from '#lib/account/usage.js';
-import { usage } from '#lib/platform/account.js';
-import type { UserRecord } from '#lib/auth/users.js';
-import { route } from '#lib/http/route.js';
+import { accountPage, authorizedAppsPart, profilePart, signInPage, usagePart, type AuthorizedApp } from '#lib/file-api/account/page.js';
+import { usageRange } from '#lib/file-api/account/usage.js';
+import { usage } from '#lib/wiring/account.js';
+import type { UserRecord } from '#lib/access/auth/users.js';
+import { route } from '#lib/http/middleware/route.js';
 import type { HttpRequest, HttpResponse } from '#lib/http/types.js';
-import type { ClientRecord } from '#lib/oauth/clients.js';
-import { oauthClients, signInDeps, tokenStore } from '#lib/platform/auth.js';
+import type { ClientRecord } from '#lib/access/oauth/clients.js';
+import { oauthClients, signInDeps, tokenStore } from '#lib/wiring/auth.js';
 import { errorPage, renderPageError, seeOther } from '#lib/web/html.js';
 import { postedForm, signedInUser, signInWithPassword } from '#lib/web/sign-in.js';
 

@@ -3,10 +3,10 @@
  * `from`/`to` (`YYYY-MM-DD`, UTC, inclusive; default the last 30 days, at most 366).
  */
 import * as z from 'zod';
-import { usageRange } from '#lib/account/usage.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { usageRange } from '#lib/file-api/account/usage.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { usage } from '#lib/platform/account.js';
+import { usage } from '#lib/wiring/account.js';
 
 export const handler = fileApiRoute(
   { scope: 'user.read', body: 'none', schemas: { query: z.looseObject({ from: z.string().optional(), to: z.string().optional() }) } },

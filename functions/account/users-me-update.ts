@@ -6,15 +6,15 @@
  */
 import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
-import { AccountInputError } from '#lib/auth/accounts.js';
-import { invalid } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { AccountInputError } from '#lib/access/auth/accounts.js';
+import { invalid } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { config } from '#lib/config.js';
-import { accounts } from '#lib/platform/auth.js';
-import { users } from '#lib/platform/account.js';
-import { stateStore } from '#lib/platform/clients.js';
-import { parseFixedRegion, RegionInputError, setFixedRegion } from '#lib/regions/user-region.js';
+import { config } from '#lib/kernel/config.js';
+import { accounts } from '#lib/wiring/auth.js';
+import { users } from '#lib/wiring/account.js';
+import { stateStore } from '#lib/wiring/clients.js';
+import { parseFixedRegion, RegionInputError, setFixedRegion } from '#lib/access/regions/user-region.js';
 import { userView } from './users-me.js';
 
 const body = z

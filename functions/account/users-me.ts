@@ -1,12 +1,12 @@
 /** GET /v2/users/me: the account the API key belongs to. */
 import { apiUrlOf } from '#lib/http/api-base.js';
-import { creditsView } from '#lib/account/credits.js';
-import { Users, type UserRecord } from '#lib/auth/users.js';
-import { config } from '#lib/config.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { creditsView } from '#lib/file-api/account/credits.js';
+import { Users, type UserRecord } from '#lib/access/auth/users.js';
+import { config } from '#lib/kernel/config.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { stateStore } from '#lib/platform/clients.js';
-import { toIsoSeconds } from '#lib/time.js';
+import { stateStore } from '#lib/wiring/clients.js';
+import { toIsoSeconds } from '#lib/kernel/time.js';
 
 let users: Users | undefined;
 

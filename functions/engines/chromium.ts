@@ -1,9 +1,9 @@
-/** The chromium family's engines (lib/engines/families.ts): its share of each operation, and its engine function, which runs them for the process-chromium step function in the cloud, holding no credential. Only these engines are in its package. */
-import convert from '#lib/operations/convert/chromium.js';
-import captureWebsite from '#lib/operations/capture-website/chromium.js';
-import { familyTable } from '#lib/operations/steps.js';
+/** The chromium family's engines (lib/engines/core/families.ts): its share of each operation, and its engine function, which runs them for the process-chromium step function in the cloud, holding no credential. Only these engines are in its package. */
+import convert from '#lib/file-api/operations/convert/chromium.js';
+import captureWebsite from '#lib/file-api/operations/capture-website/chromium.js';
+import { familyTable } from '#lib/file-api/operations/steps.js';
 import { fileURLToPath } from 'node:url';
-import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
+import { engineFunctionHandler } from '#lib/wiring/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
 export const runs = [convert, captureWebsite] as const;

@@ -1,15 +1,15 @@
-/** The image family's engines (lib/engines/families.ts): its share of each operation, and its engine function, which runs them for the process-image step function in the cloud, holding no credential. Only these engines are in its package. */
-import archive from '#lib/operations/archive/image.js';
-import convert from '#lib/operations/convert/image.js';
-import merge from '#lib/operations/merge/image.js';
-import metadata from '#lib/operations/metadata/image.js';
-import metadataWrite from '#lib/operations/metadata/write/image.js';
-import optimize from '#lib/operations/optimize/image.js';
-import thumbnail from '#lib/operations/thumbnail/image.js';
-import watermark from '#lib/operations/watermark/image.js';
-import { familyTable } from '#lib/operations/steps.js';
+/** The image family's engines (lib/engines/core/families.ts): its share of each operation, and its engine function, which runs them for the process-image step function in the cloud, holding no credential. Only these engines are in its package. */
+import archive from '#lib/file-api/operations/archive/image.js';
+import convert from '#lib/file-api/operations/convert/image.js';
+import merge from '#lib/file-api/operations/merge/image.js';
+import metadata from '#lib/file-api/operations/metadata/image.js';
+import metadataWrite from '#lib/file-api/operations/metadata/write/image.js';
+import optimize from '#lib/file-api/operations/optimize/image.js';
+import thumbnail from '#lib/file-api/operations/thumbnail/image.js';
+import watermark from '#lib/file-api/operations/watermark/image.js';
+import { familyTable } from '#lib/file-api/operations/steps.js';
 import { fileURLToPath } from 'node:url';
-import { engineFunctionHandler } from '#lib/platform/engine-functions.js';
+import { engineFunctionHandler } from '#lib/wiring/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
 export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive] as const;
@@ -20,7 +20,7 @@ export const handler = engineFunctionHandler('image', implementations, typeof __
 /**
  * serverless-esbuild packs into a function's zip the externals its bundle names in an import. The
  * static ffprobe (the native metadata engine's reader of video and audio) and ExifTool in WebAssembly
- * (its zeroperl comes as its dependency) are found by their files (lib/engines/shipped.ts), so their
+ * (its zeroperl comes as its dependency) are found by their files (lib/engines/core/shipped.ts), so their
  * packages are named here, in a branch that never runs, for this function only.
  */
 if (Date.now() < 0) void Promise.all([import('@ffprobe-installer/ffprobe'), import('@uswriting/exiftool')]);

@@ -1,17 +1,17 @@
 /**
  * `$connect` of the WebSocket API: records the connection and invokes the hello function
- * asynchronously to send Engine.IO's open packet once the connection is open (lib/events/socket-server.ts).
+ * asynchronously to send Engine.IO's open packet once the connection is open (lib/file-api/events/socket-server.ts).
  * No authentication here: the SDK sends its credential with each subscription. So a connection that
  * has not subscribed yet is counted, per source address and in all, and the connect over either cap
  * (SOCKET_PENDING_PER_ADDRESS, SOCKET_PENDING_TOTAL) is refused: the gateway answers the handshake 429.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
-import { config } from '#lib/config.js';
-import { BACKEND_CALL_LIMITS } from '#lib/platform/call-limits.js';
-import { once } from '#lib/platform/clients.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { socketConnections } from '#lib/platform/sockets.js';
+import { config } from '#lib/kernel/config.js';
+import { BACKEND_CALL_LIMITS } from '#lib/kernel/call-limits.js';
+import { once } from '#lib/wiring/clients.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { socketConnections } from '#lib/wiring/sockets.js';
 
 const lambda = once(() => new LambdaClient({ region: config().AWS_REGION, endpoint: config().AWS_ENDPOINT_URL_LAMBDA, requestHandler: BACKEND_CALL_LIMITS }));
 

@@ -1,7 +1,7 @@
 /** `$disconnect` of the WebSocket API: forgets the connection and its subscriptions. */
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
-import { rootLogger } from '#lib/platform/logger.js';
-import { socketConnections } from '#lib/platform/sockets.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { socketConnections } from '#lib/wiring/sockets.js';
 
 export async function handler(event: APIGatewayProxyWebsocketEventV2): Promise<APIGatewayProxyResultV2> {
   const { connectionId } = event.requestContext;

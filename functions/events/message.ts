@@ -1,13 +1,13 @@
 /**
- * `$default` of the WebSocket API: every frame a socket.io client sends (lib/events/socket-server.ts).
+ * `$default` of the WebSocket API: every frame a socket.io client sends (lib/file-api/events/socket-server.ts).
  * Never fails: a failure is logged, the client gets no frame it would take for a protocol error.
  */
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
-import { onFrame } from '#lib/events/socket-server.js';
-import { bearerCredentials } from '#lib/platform/credentials.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { postToConnection, socketConnections } from '#lib/platform/sockets.js';
-import { taskStore } from '#lib/platform/tasks.js';
+import { onFrame } from '#lib/file-api/events/socket-server.js';
+import { bearerCredentials } from '#lib/wiring/credentials.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { postToConnection, socketConnections } from '#lib/wiring/sockets.js';
+import { taskStore } from '#lib/wiring/tasks.js';
 
 export async function handler(event: APIGatewayProxyWebsocketEventV2): Promise<APIGatewayProxyResultV2> {
   const { connectionId } = event.requestContext;

@@ -1,13 +1,13 @@
 /**
  * Scheduled: pings every socket connection (Engine.IO `2`), forgets those that are gone, hangs up on
  * those that have not subscribed within SOCKET_SUBSCRIBE_SECONDS and ends subscriptions whose
- * credential ended (lib/events/socket-server.ts).
+ * credential ended (lib/file-api/events/socket-server.ts).
  */
-import { config } from '#lib/config.js';
-import { pingAll } from '#lib/events/socket-server.js';
-import { bearerCredentials } from '#lib/platform/credentials.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { closeConnection, postToConnection, socketConnections } from '#lib/platform/sockets.js';
+import { config } from '#lib/kernel/config.js';
+import { pingAll } from '#lib/file-api/events/socket-server.js';
+import { bearerCredentials } from '#lib/wiring/credentials.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { closeConnection, postToConnection, socketConnections } from '#lib/wiring/sockets.js';
 
 export async function handler(): Promise<{ pinged: number; gone: number; idle: number; ended: number }> {
   return pingAll({

@@ -2,9 +2,9 @@
  * The catch-all route (`ANY /{proxy+}`): answers requests no other route takes with 404 (unknown
  * path) or 405 (known path, other method), in the format of the API family the path belongs to.
  */
-import { ApiError } from '#lib/errors.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { renderFileApiError, renderGoogleError } from '#lib/http/dialects.js';
-import { route } from '#lib/http/route.js';
+import { route } from '#lib/http/middleware/route.js';
 import type { HttpResponse } from '#lib/http/types.js';
 import { ROUTES } from './routes.js';
 

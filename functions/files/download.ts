@@ -5,18 +5,18 @@
  * valid a few minutes, signed with this function's current credentials, carrying the file name (and
  * `inline`) as Content-Disposition. 403 for a bad or expired signature, 404 once the task or file is gone.
  */
-import { formatOfFilename, mimeType } from '#lib/engines/formats.js';
-import { forbidden, notFound } from '#lib/errors.js';
-import { DOWNLOAD_PATH_PREFIX, urlSafeName } from '#lib/files/download-urls.js';
+import { formatOfFilename, mimeType } from '#lib/engines/core/formats.js';
+import { forbidden, notFound } from '#lib/kernel/errors.js';
+import { DOWNLOAD_PATH_PREFIX, urlSafeName } from '#lib/adapters/file-store/download-urls.js';
 import { renderFileApiError } from '#lib/http/dialects.js';
-import { route } from '#lib/http/route.js';
-import { outputKey } from '#lib/operations/types.js';
-import { once, stateStore } from '#lib/platform/clients.js';
-import { existingDownloadUrls } from '#lib/platform/download-urls.js';
-import { taskFiles } from '#lib/platform/files.js';
-import { epochSeconds } from '#lib/state/port.js';
-import { servesDownloads } from '#lib/tasks/links.js';
-import { TaskStore } from '#lib/tasks/store.js';
+import { route } from '#lib/http/middleware/route.js';
+import { outputKey } from '#lib/file-api/operations/framework/types.js';
+import { once, stateStore } from '#lib/wiring/clients.js';
+import { existingDownloadUrls } from '#lib/wiring/download-urls.js';
+import { taskFiles } from '#lib/wiring/files.js';
+import { epochSeconds } from '#lib/adapters/state/port.js';
+import { servesDownloads } from '#lib/file-api/tasks/links.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
 
 /**
  * The type a file's name gives (`photo.png`: image/png), as the real service's export URLs carry it:

@@ -3,10 +3,10 @@
  * One yoga instance per function instance, built at module scope; the state store and logger are
  * taken from the platform on first use.
  */
-import { createCreatureYoga } from '#lib/creatures/yoga.js';
-import { lambdaHandler } from '#lib/graphql/lambda.js';
-import { stateStore } from '#lib/platform/clients.js';
-import { rootLogger } from '#lib/platform/logger.js';
+import { createCreatureYoga } from '#lib/graphql/creatures/yoga.js';
+import { lambdaHandler } from '#lib/graphql/server/lambda.js';
+import { stateStore } from '#lib/wiring/clients.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
 
 export const yoga = createCreatureYoga({ store: stateStore, logger: () => rootLogger().child({ function: 'graphql' }) });
 

@@ -1,13 +1,13 @@
 /** POST /v2/jobs: a job from a graph of named tasks. */
 import { apiUrlOf } from '#lib/http/api-base.js';
-import { config } from '#lib/config.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
-import { requestRegion } from '#lib/platform/regions.js';
+import { config } from '#lib/kernel/config.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
+import { requestRegion } from '#lib/wiring/regions.js';
 import { json } from '#lib/http/types.js';
-import { userFetchPolicy } from '#lib/net/address-policy.js';
-import { taskLinks, taskService } from '#lib/platform/tasks.js';
-import { checkWebhookUrl, planJob } from '#lib/tasks/plan.js';
-import { jobView, parseInclude } from '#lib/tasks/views.js';
+import { userFetchPolicy } from '#lib/adapters/net/address-policy.js';
+import { taskLinks, taskService } from '#lib/wiring/tasks.js';
+import { checkWebhookUrl, planJob } from '#lib/file-api/tasks/plan.js';
+import { jobView, parseInclude } from '#lib/file-api/tasks/views.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, bodyRequired: true }, async (req) => {
   const policy = userFetchPolicy(config());

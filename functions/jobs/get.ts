@@ -1,9 +1,9 @@
 /** GET /v2/jobs/{id}: a job with its tasks; `redirect=true` redirects to its export URL once finished. */
 import * as z from 'zod';
-import { fileApiRoute } from '#lib/http/file-api.js';
-import { taskStore } from '#lib/platform/tasks.js';
-import { idParams, ownedJob } from '#lib/tasks/http.js';
-import { jobResponse } from '#lib/tasks/job-response.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
+import { taskStore } from '#lib/wiring/tasks.js';
+import { idParams, ownedJob } from '#lib/file-api/tasks/http.js';
+import { jobResponse } from '#lib/wiring/job-response.js';
 
 export const handler = fileApiRoute(
   {

@@ -1,12 +1,12 @@
 /** GET /v2/jobs: the caller's jobs, newest first; `filter[status]`, `filter[tag]`, `include=tasks`. */
 import { apiUrlOf } from '#lib/http/api-base.js';
 import * as z from 'zod';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { taskLinks, taskStore } from '#lib/platform/tasks.js';
-import { collectPage, listBody, pageQuery } from '#lib/tasks/http.js';
-import type { JobRecord } from '#lib/tasks/model.js';
-import { jobView, parseInclude } from '#lib/tasks/views.js';
+import { taskLinks, taskStore } from '#lib/wiring/tasks.js';
+import { collectPage, listBody, pageQuery } from '#lib/file-api/tasks/http.js';
+import type { JobRecord } from '#lib/file-api/records/model.js';
+import { jobView, parseInclude } from '#lib/file-api/tasks/views.js';
 
 const query = pageQuery.extend({
   'filter[status]': z.enum(['waiting', 'processing', 'finished', 'error']).optional(),

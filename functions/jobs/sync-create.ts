@@ -3,15 +3,15 @@
  * With `redirect: true` the answer is a 302 to the job's first export URL.
  */
 import * as z from 'zod';
-import { config } from '#lib/config.js';
-import { invalid } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
-import { requestRegion } from '#lib/platform/regions.js';
-import { userFetchPolicy } from '#lib/net/address-policy.js';
-import { taskService, taskStore } from '#lib/platform/tasks.js';
-import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
-import { checkWebhookUrl, planJob } from '#lib/tasks/plan.js';
-import { OPERATIONS } from '#lib/operations/index.js';
+import { config } from '#lib/kernel/config.js';
+import { invalid } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
+import { requestRegion } from '#lib/wiring/regions.js';
+import { userFetchPolicy } from '#lib/adapters/net/address-policy.js';
+import { taskService, taskStore } from '#lib/wiring/tasks.js';
+import { jobResponse, waitFor } from '#lib/wiring/job-response.js';
+import { checkWebhookUrl, planJob } from '#lib/file-api/tasks/plan.js';
+import { OPERATIONS } from '#lib/file-api/operations/index.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.write', rateLimited: true, bodyRequired: true, schemas: { query: z.looseObject({ include: z.string().optional() }) } },

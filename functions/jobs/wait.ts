@@ -3,11 +3,11 @@
  * current state when SYNC_MAX_WAIT_SECONDS (25 s, below the gateway's 30 s limit) have passed.
  */
 import * as z from 'zod';
-import { config } from '#lib/config.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
-import { taskStore } from '#lib/platform/tasks.js';
-import { idParams, ownedJob } from '#lib/tasks/http.js';
-import { jobResponse, waitFor } from '#lib/tasks/job-response.js';
+import { config } from '#lib/kernel/config.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
+import { taskStore } from '#lib/wiring/tasks.js';
+import { idParams, ownedJob } from '#lib/file-api/tasks/http.js';
+import { jobResponse, waitFor } from '#lib/wiring/job-response.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.read', body: 'none', schemas: { params: idParams, query: z.looseObject({ include: z.string().optional() }) } },

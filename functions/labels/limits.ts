@@ -2,10 +2,10 @@
  * GET /v2beta/limits/label?name=limits/label — Drive Labels `LabelService.GetLabelLimits`: the
  * structural limits of a label, from one constant (lib/google/label-limits.ts).
  */
-import { GOOGLE_SCOPES } from '#lib/auth/scopes.js';
-import { ApiError } from '#lib/errors.js';
+import { GOOGLE_SCOPES } from '#lib/access/auth/scopes.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { LABEL_LIMITS, LABEL_LIMITS_NAME } from '#lib/google/label-limits.js';
-import { googleRoute } from '#lib/google/route.js';
+import { googleRoute } from '#lib/wiring/google-route.js';
 import { googleJson, param } from '#lib/google/wire.js';
 
 /** Any one of the four drive.labels scopes. */

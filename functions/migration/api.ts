@@ -3,10 +3,10 @@
  * collectors, long-running operations). One function behind a greedy route; the method is found in
  * code from the HTTP verb and path (functions/migration/methods.ts).
  */
-import { GOOGLE_SCOPES } from '#lib/auth/scopes.js';
+import { GOOGLE_SCOPES } from '#lib/access/auth/scopes.js';
 import { SERVICE } from '#lib/google/migration/model.js';
-import { migrationService } from '#lib/google/migration/instance.js';
-import { googleRoute } from '#lib/google/route.js';
+import { migrationService } from '#lib/wiring/migration.js';
+import { googleRoute } from '#lib/wiring/google-route.js';
 import { createRouter } from '#lib/google/router.js';
 import { METHODS } from './methods.js';
 

@@ -4,7 +4,7 @@
  * Path variables fill `name`/`parent`; `body: "<resource>"` methods take the resource as the body and
  * the rest from the query; `body: "*"` methods (pause, resume, register, cancel) read the body.
  */
-import { ApiError } from '#lib/errors.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { googleJson, param, type Wire } from '#lib/google/wire.js';
 import type { HttpRule } from '#lib/google/router.js';
 import { annotationJson, collectorActionBody, collectorJson, locationJson, operationJson } from '#lib/google/migration/model.js';

@@ -3,10 +3,10 @@
  * assessment API (lib/google/migration/service.ts `runOperation`). Failed records are reported as
  * batch item failures and delivered again; the work is idempotent.
  */
-import { migrationService } from '#lib/google/migration/instance.js';
+import { migrationService } from '#lib/wiring/migration.js';
 import { operationMessage } from '#lib/google/migration/service.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { sqsConsumer } from '#lib/queue/consumer.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { sqsConsumer } from '#lib/adapters/queue/consumer.js';
 
 export const handler = sqsConsumer({
   schema: operationMessage,

@@ -2,16 +2,16 @@
  * GET /oauth/authorize: the authorization endpoint (RFC 6749 §4.1.1, §4.2.1). A valid request shows
  * the sign-in and consent page; POST /oauth/authorize is that page's form: the user signs in if
  * needed and allows or denies. Allowed, `response_type=code` redirects with a single-use code (PKCE
- * S256, lib/oauth/server.ts), `response_type=token` (implicit, registered clients only) with an access
+ * S256, lib/access/oauth/server.ts), `response_type=token` (implicit, registered clients only) with an access
  * token in the fragment. Denied: `access_denied`. An unknown client or unregistered redirect URI is
  * an error page, never a redirect; a post without the session's CSRF token is refused with a page too.
  */
-import { route } from '#lib/http/route.js';
+import { route } from '#lib/http/middleware/route.js';
 import type { HttpRequest, HttpResponse } from '#lib/http/types.js';
-import { checkAuthorizationRequest, errorLocation, responseLocation, type AuthorizationRequest } from '#lib/oauth/authorization-request.js';
-import { consentPage } from '#lib/oauth/consent-page.js';
-import { oauthClients, signInDeps, tokenStore } from '#lib/platform/auth.js';
-import { oauthServer } from '#lib/platform/oauth-server.js';
+import { checkAuthorizationRequest, errorLocation, responseLocation, type AuthorizationRequest } from '#lib/access/oauth/authorization-request.js';
+import { consentPage } from '#lib/web/consent-page.js';
+import { oauthClients, signInDeps, tokenStore } from '#lib/wiring/auth.js';
+import { oauthServer } from '#lib/wiring/oauth-server.js';
 import { formOf } from '#lib/web/form.js';
 import { errorPage, renderPageError } from '#lib/web/html.js';
 import { postedForm, signedInUser, signInWithPassword } from '#lib/web/sign-in.js';

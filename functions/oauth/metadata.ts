@@ -2,9 +2,9 @@
  * GET /.well-known/oauth-authorization-server: the authorization server's metadata (RFC 8414), so
  * standard clients can discover the endpoints, grants and PKCE method from the base URL alone.
  */
-import { SCOPES } from '#lib/auth/scopes.js';
+import { SCOPES } from '#lib/access/auth/scopes.js';
 import { renderOAuthError } from '#lib/http/dialects.js';
-import { route } from '#lib/http/route.js';
+import { route } from '#lib/http/middleware/route.js';
 import { json } from '#lib/http/types.js';
 
 const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post', 'none'];

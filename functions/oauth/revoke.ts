@@ -5,11 +5,11 @@
  * token that is unknown or already gone (§2.2); `unsupported_token_type` for a hint other than
  * `access_token` or `refresh_token`; a token of another client is refused.
  */
-import { ApiError } from '#lib/errors.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { renderOAuthError } from '#lib/http/dialects.js';
-import { route } from '#lib/http/route.js';
-import { clientCredentials } from '#lib/oauth/client-auth.js';
-import { oauthClients, tokenStore } from '#lib/platform/auth.js';
+import { route } from '#lib/http/middleware/route.js';
+import { clientCredentials } from '#lib/access/oauth/client-auth.js';
+import { oauthClients, tokenStore } from '#lib/wiring/auth.js';
 import { formOf, repeatedNames } from '#lib/web/form.js';
 
 const oauthError = (error: string, message: string, status = 400, headers?: Record<string, string>) =>

@@ -3,12 +3,12 @@
  * `code_verifier` where the code has a PKCE challenge) and `grant_type=refresh_token` (rotation: the
  * answer carries a new refresh token and the old one is spent). Confidential clients authenticate with
  * HTTP Basic or `client_secret`; public clients send `client_id`. Answers and errors are RFC 6749 §5.1
- * and §5.2 JSON, never cached; the protocol work is @node-oauth/oauth2-server's (lib/oauth/server.ts).
+ * and §5.2 JSON, never cached; the protocol work is @node-oauth/oauth2-server's (lib/access/oauth/server.ts).
  */
-import { ApiError } from '#lib/errors.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { renderOAuthError } from '#lib/http/dialects.js';
-import { route } from '#lib/http/route.js';
-import { oauthServer } from '#lib/platform/oauth-server.js';
+import { route } from '#lib/http/middleware/route.js';
+import { oauthServer } from '#lib/wiring/oauth-server.js';
 import { formOf, repeatedNames } from '#lib/web/form.js';
 
 const PARAMS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'client_secret', 'code_verifier', 'refresh_token', 'scope'] as const;

@@ -3,9 +3,9 @@
  * `filter[operation|input_format|output_format|engine|engine_version]`, `include=options,engine_versions`,
  * `alternatives=true` for the non-default engines too.
  */
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { discover, discoveryQuery } from '#lib/operations/discovery.js';
+import { discover, discoveryQuery } from '#lib/file-api/operations/discovery.js';
 
 export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas: { query: discoveryQuery } }, async (req) =>
   json(200, { data: discover(req.query) }),

@@ -4,12 +4,12 @@
  * the list: it keeps its first entry).
  */
 import * as z from 'zod';
-import { invalid } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { invalid } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { sandboxFiles } from '#lib/platform/sandbox.js';
-import { SandboxInputError } from '#lib/sandbox/files.js';
-import { assertSandbox, sandboxFileView } from '#lib/sandbox/http.js';
+import { sandboxFiles } from '#lib/wiring/sandbox.js';
+import { SandboxInputError } from '#lib/file-api/sandbox/files.js';
+import { assertSandbox, sandboxFileView } from '#lib/file-api/sandbox/http.js';
 
 const body = z
   .object({

@@ -1,8 +1,8 @@
 /** GET /sandbox/v2/users/me/sandbox/files (our extension; scope user.read): the MD5s the caller's sandbox imports may bring in. */
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { sandboxFiles } from '#lib/platform/sandbox.js';
-import { assertSandbox, sandboxFileView } from '#lib/sandbox/http.js';
+import { sandboxFiles } from '#lib/wiring/sandbox.js';
+import { assertSandbox, sandboxFileView } from '#lib/file-api/sandbox/http.js';
 
 export const handler = fileApiRoute({ scope: 'user.read', body: 'none' }, async (req) => {
   assertSandbox(req.principal);

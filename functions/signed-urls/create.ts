@@ -3,11 +3,11 @@
  * secret, shown in this answer only. Made at the sandbox base with a sandbox key, its jobs run in the
  * sandbox.
  */
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { signedUrlView } from '#lib/signed-urls/view.js';
-import { signedUrlStore } from '#lib/signed-urls/platform.js';
-import { SIGNED_URL_PATH } from '#lib/signed-urls/run.js';
+import { signedUrlView } from '#lib/file-api/signed-urls/view.js';
+import { signedUrlStore } from '#lib/wiring/signed-urls.js';
+import { SIGNED_URL_PATH } from '#lib/wiring/signed-url-run.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', body: 'json' }, async (req) => {
   const { record, secret } = await (await signedUrlStore()).create({

@@ -1,10 +1,10 @@
 /** DELETE /v2/signed-urls/{id}: removes one of the caller's signed-URL bases; its URLs stop working at once. */
 import * as z from 'zod';
-import { notFound } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { notFound } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { noContent } from '#lib/http/types.js';
-import { signedUrlStore } from '#lib/signed-urls/platform.js';
-import { owns } from '#lib/tasks/http.js';
+import { signedUrlStore } from '#lib/wiring/signed-urls.js';
+import { owns } from '#lib/file-api/tasks/http.js';
 
 const params = z.object({ id: z.string().uuid('must be a signed URL id') });
 

@@ -5,8 +5,8 @@
  * with one, failures included (a stack never hangs on this resource).
  */
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { fileStore } from '#lib/platform/files.js';
-import { rootLogger } from '#lib/platform/logger.js';
+import { fileStore } from '#lib/wiring/files.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
 
 type Answer = { Status: 'SUCCESS' | 'FAILED'; Reason?: string };
 

@@ -1,13 +1,13 @@
 /** POST /v2/{operation}: one standalone task (`input` names task ids). */
 import * as z from 'zod';
-import { ApiError } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
-import { requestRegion } from '#lib/platform/regions.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
+import { requestRegion } from '#lib/wiring/regions.js';
 import { json } from '#lib/http/types.js';
-import { taskService } from '#lib/platform/tasks.js';
-import { taskResponse } from '#lib/tasks/task-response.js';
-import { validateTask } from '#lib/tasks/plan.js';
-import { trimEnd } from '#lib/text.js';
+import { taskService } from '#lib/wiring/tasks.js';
+import { taskResponse } from '#lib/wiring/task-response.js';
+import { validateTask } from '#lib/file-api/tasks/plan.js';
+import { trimEnd } from '#lib/kernel/text.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.write', rateLimited: true, schemas: { params: z.object({ operation: z.string().min(1) }) } },

@@ -1,8 +1,8 @@
-/** Consumer of the dead-letter queues and of failed asynchronous invocations (lib/tasks/dead-letters.ts). */
-import { rootLogger } from '#lib/platform/logger.js';
-import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
-import { sqsConsumer } from '#lib/queue/consumer.js';
-import { deadLetter, handleDeadLetter } from '#lib/tasks/dead-letters.js';
+/** Consumer of the dead-letter queues and of failed asynchronous invocations (lib/file-api/tasks/dead-letters.ts). */
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { taskScheduler, taskStore } from '#lib/wiring/tasks.js';
+import { sqsConsumer } from '#lib/adapters/queue/consumer.js';
+import { deadLetter, handleDeadLetter } from '#lib/file-api/tasks/dead-letters.js';
 
 export const handler = sqsConsumer({
   schema: deadLetter,

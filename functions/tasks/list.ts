@@ -1,11 +1,11 @@
 /** GET /v2/tasks: newest first; `filter[job_id]`, `filter[status]`, `filter[operation]`, pages. */
 import * as z from 'zod';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { taskStore } from '#lib/platform/tasks.js';
-import { collectPage, listBody, owns, pageQuery } from '#lib/tasks/http.js';
-import type { TaskRecord } from '#lib/tasks/model.js';
-import { taskResponse } from '#lib/tasks/task-response.js';
+import { taskStore } from '#lib/wiring/tasks.js';
+import { collectPage, listBody, owns, pageQuery } from '#lib/file-api/tasks/http.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
+import { taskResponse } from '#lib/wiring/task-response.js';
 
 const query = pageQuery.extend({
   'filter[job_id]': z.string().optional(),

@@ -1,8 +1,8 @@
-/** Consumer of the media family's process queue: the tasks that run on its engines (lib/engines/families.ts), and only those engines in its package. */
+/** Consumer of the media family's process queue: the tasks that run on its engines (lib/engines/core/families.ts), and only those engines in its package. */
 import { implementations, runs } from '#functions/engines/media.js';
-import { stepConsumer } from '#lib/tasks/step-consumer.js';
-import { lambdaEngineInvoker } from '#lib/platform/engine-invoker.js';
-import { FAMILY_QUEUES } from '#lib/engines/families.js';
+import { stepConsumer } from '#lib/wiring/step-consumer.js';
+import { lambdaEngineInvoker } from '#lib/wiring/engine-invoker.js';
+import { FAMILY_QUEUES } from '#lib/engines/core/families.js';
 
 /** Its family's engines run inline (locally) or in the media engine function (ENGINE_ISOLATION=function). */
 export { implementations, runs };

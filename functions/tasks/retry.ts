@@ -1,11 +1,11 @@
 /** POST /v2/tasks/{id}/retry: a new task with the same arguments and inputs. */
-import { notFound } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { notFound } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { operationDefinition } from '#lib/operations/index.js';
-import { taskService, taskStore } from '#lib/platform/tasks.js';
-import { idParams, ownedTask } from '#lib/tasks/http.js';
-import { taskResponse } from '#lib/tasks/task-response.js';
+import { operationDefinition } from '#lib/file-api/operations/index.js';
+import { taskService, taskStore } from '#lib/wiring/tasks.js';
+import { idParams, ownedTask } from '#lib/file-api/tasks/http.js';
+import { taskResponse } from '#lib/wiring/task-response.js';
 
 export const handler = fileApiRoute({ scope: 'task.write', rateLimited: true, body: 'none', schemas: { params: idParams } }, async (req) => {
   const task = await ownedTask(taskStore(), req.params.id, req.principal);

@@ -1,9 +1,9 @@
-/** Scheduled: ends or requeues runs that lost their consumer or their message (lib/tasks/sweeper.ts). */
-import { config } from '#lib/config.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { queueClient } from '#lib/platform/queue.js';
-import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
-import { sweep } from '#lib/tasks/sweeper.js';
+/** Scheduled: ends or requeues runs that lost their consumer or their message (lib/file-api/tasks/sweeper.ts). */
+import { config } from '#lib/kernel/config.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { queueClient } from '#lib/wiring/queue.js';
+import { taskScheduler, taskStore } from '#lib/wiring/tasks.js';
+import { sweep } from '#lib/file-api/tasks/sweeper.js';
 
 export async function handler() {
   return sweep({

@@ -6,21 +6,21 @@
  * One form, one object: S3 cannot refuse a second POST of a valid form, but it can only land on that
  * same key, and anything that arrives for a task no longer waiting (a second upload, or one after the
  * task ended) is deleted here; the finished file lives under the task's prefix and is never touched.
- * A sandbox task takes the file only when its MD5 is whitelisted (lib/sandbox); otherwise the task
+ * A sandbox task takes the file only when its MD5 is whitelisted (lib/file-api/sandbox); otherwise the task
  * ends with SANDBOX_FILE_NOT_ALLOWED and the upload is deleted.
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { Readable } from 'node:stream';
-import { decodeMimeWords, safeFilename } from '#lib/files/names.js';
-import { regionBucket, taskFiles } from '#lib/platform/files.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { sandboxFiles } from '#lib/platform/sandbox.js';
-import { taskScheduler, taskStore } from '#lib/platform/tasks.js';
-import { outputKey, TaskFailure, UPLOAD_FILENAME_METADATA, uploadKey, uploadPrefix, uploadTaskOf } from '#lib/operations/types.js';
-import { isMd5, md5OfStream } from '#lib/sandbox/files.js';
-import { admitSandboxImport } from '#lib/sandbox/gate.js';
-import { isSandbox } from '#lib/tasks/model.js';
-import { waitsForUpload } from '#lib/tasks/links.js';
+import { decodeMimeWords, safeFilename } from '#lib/adapters/file-store/names.js';
+import { regionBucket, taskFiles } from '#lib/wiring/files.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { sandboxFiles } from '#lib/wiring/sandbox.js';
+import { taskScheduler, taskStore } from '#lib/wiring/tasks.js';
+import { outputKey, TaskFailure, UPLOAD_FILENAME_METADATA, uploadKey, uploadPrefix, uploadTaskOf } from '#lib/file-api/operations/framework/types.js';
+import { isMd5, md5OfStream } from '#lib/file-api/sandbox/files.js';
+import { admitSandboxImport } from '#lib/file-api/sandbox/gate.js';
+import { isSandbox } from '#lib/file-api/records/model.js';
+import { waitsForUpload } from '#lib/file-api/tasks/links.js';
 
 interface ObjectCreated {
   bucket: { name: string };

@@ -3,14 +3,14 @@
  * current state after SYNC_MAX_WAIT_SECONDS.
  */
 import * as z from 'zod';
-import { config } from '#lib/config.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { config } from '#lib/kernel/config.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { taskStore } from '#lib/platform/tasks.js';
-import { idParams, ownedTask } from '#lib/tasks/http.js';
-import { waitFor } from '#lib/tasks/job-response.js';
-import { isEnded } from '#lib/tasks/model.js';
-import { taskResponse } from '#lib/tasks/task-response.js';
+import { taskStore } from '#lib/wiring/tasks.js';
+import { idParams, ownedTask } from '#lib/file-api/tasks/http.js';
+import { waitFor } from '#lib/wiring/job-response.js';
+import { isEnded } from '#lib/file-api/records/model.js';
+import { taskResponse } from '#lib/wiring/task-response.js';
 
 export const handler = fileApiRoute(
   { scope: 'task.read', body: 'none', schemas: { params: idParams, query: z.looseObject({ include: z.string().optional() }) } },

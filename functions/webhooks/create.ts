@@ -4,15 +4,15 @@
  * holds the endpoint's `signing_secret`.
  */
 import * as z from 'zod';
-import { config } from '#lib/config.js';
-import { invalid } from '#lib/errors.js';
+import { config } from '#lib/kernel/config.js';
+import { invalid } from '#lib/kernel/errors.js';
 import { apiUrlOf } from '#lib/http/api-base.js';
-import { apiKeys, fileApiRoute } from '#lib/http/file-api.js';
+import { apiKeys, fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { userFetchPolicy } from '#lib/net/address-policy.js';
-import { checkKeptUrl, FetchFailedError } from '#lib/net/guarded-fetch.js';
-import { WEBHOOK_EVENTS, webhookView } from '#lib/webhooks/model.js';
-import { webhookStore } from '#lib/webhooks/platform.js';
+import { userFetchPolicy } from '#lib/adapters/net/address-policy.js';
+import { checkKeptUrl, FetchFailedError } from '#lib/adapters/net/guarded-fetch.js';
+import { WEBHOOK_EVENTS, webhookView } from '#lib/file-api/webhooks/model.js';
+import { webhookStore } from '#lib/wiring/webhooks.js';
 
 const body = z.object({
   url: z

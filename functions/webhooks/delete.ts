@@ -1,10 +1,10 @@
 /** DELETE /v2/webhooks/{id}: removes one of the caller's webhook endpoints; queued deliveries to it are dropped. */
 import * as z from 'zod';
-import { notFound } from '#lib/errors.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { notFound } from '#lib/kernel/errors.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { noContent } from '#lib/http/types.js';
-import { owns } from '#lib/tasks/http.js';
-import { webhookStore } from '#lib/webhooks/platform.js';
+import { owns } from '#lib/file-api/tasks/http.js';
+import { webhookStore } from '#lib/wiring/webhooks.js';
 
 const params = z.object({ id: z.string().uuid('must be a webhook id') });
 

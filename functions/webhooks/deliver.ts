@@ -1,12 +1,12 @@
-/** Consumer of the webhooks queue: one signed POST per message, retried with back-off (lib/webhooks/deliver.ts). */
-import { config } from '#lib/config.js';
-import { userFetchPolicy } from '#lib/net/address-policy.js';
-import { fileStore } from '#lib/platform/files.js';
-import { rootLogger } from '#lib/platform/logger.js';
-import { queueClient } from '#lib/platform/queue.js';
-import { sqsConsumer } from '#lib/queue/consumer.js';
-import { deliverWebhook, webhookMessage } from '#lib/webhooks/deliver.js';
-import { webhookStore } from '#lib/webhooks/platform.js';
+/** Consumer of the webhooks queue: one signed POST per message, retried with back-off (lib/file-api/webhooks/deliver.ts). */
+import { config } from '#lib/kernel/config.js';
+import { userFetchPolicy } from '#lib/adapters/net/address-policy.js';
+import { fileStore } from '#lib/wiring/files.js';
+import { rootLogger } from '#lib/kernel/root-logger.js';
+import { queueClient } from '#lib/wiring/queue.js';
+import { sqsConsumer } from '#lib/adapters/queue/consumer.js';
+import { deliverWebhook, webhookMessage } from '#lib/file-api/webhooks/deliver.js';
+import { webhookStore } from '#lib/wiring/webhooks.js';
 
 export const handler = sqsConsumer({
   schema: webhookMessage,

@@ -1,11 +1,11 @@
 /** GET /v2/users/me/webhooks: the caller's webhook endpoints, newest first; `filter[url]`, `page`, `per_page`. */
 import * as z from 'zod';
 import { apiUrlOf } from '#lib/http/api-base.js';
-import { fileApiRoute } from '#lib/http/file-api.js';
+import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
-import { collectPage, listBody, pageQuery } from '#lib/tasks/http.js';
-import { webhookView, type WebhookRecord } from '#lib/webhooks/model.js';
-import { webhookStore } from '#lib/webhooks/platform.js';
+import { collectPage, listBody, pageQuery } from '#lib/file-api/tasks/http.js';
+import { webhookView, type WebhookRecord } from '#lib/file-api/webhooks/model.js';
+import { webhookStore } from '#lib/wiring/webhooks.js';
 
 const query = pageQuery.extend({ 'filter[url]': z.string().optional() });
 

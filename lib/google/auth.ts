@@ -9,9 +9,9 @@
  * without the scope 403 PERMISSION_DENIED, both in Google's error format with an ErrorInfo detail.
  */
 import type { MiddlewareObj } from '@middy/core';
-import type { Credentials } from '../auth/credentials.js';
-import type { GoogleScope } from '../auth/scopes.js';
-import { ApiError } from '../errors.js';
+import type { Credentials } from '../http/credentials.js';
+import type { GoogleScope } from '../access/auth/scopes.js';
+import { ApiError } from '../kernel/errors.js';
 import { bearerToken } from '../http/middleware/api-key.js';
 import type { RouteContext, RouteRequest } from '../http/middleware/context.js';
 

@@ -7,7 +7,7 @@
  * order: reusing it with another one is INVALID_ARGUMENT, as AIP-158 asks.
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../kernel/errors.js';
 import { checkFilterLimits, compileFilter, FilterError, parseFilter, resolveField, valueAt, type FieldSchema, type FieldType } from './filter.js';
 import { param } from './wire.js';
 

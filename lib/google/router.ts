@@ -6,7 +6,7 @@
  * A template is the path with `*` for one captured segment and an optional `:verb` on the last one
  * (`v1/projects/* /locations/* /collectors/*:pause`). Captured segments are URL-decoded.
  */
-import { ApiError } from '../errors.js';
+import { ApiError } from '../kernel/errors.js';
 import type { HttpResponse } from '../http/types.js';
 
 export interface HttpRule<C> {

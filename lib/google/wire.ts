@@ -4,7 +4,7 @@
  * or numbers, RFC 3339 timestamps, int64 as strings, `Any` with its `@type`, and the response body
  * (partial responses, pretty printing, `application/json; charset=UTF-8`).
  */
-import { ApiError } from '../errors.js';
+import { ApiError } from '../kernel/errors.js';
 import type { HttpResponse } from '../http/types.js';
 import { parseFieldSelection, selectFields, type FieldSelection } from './fields.js';
 

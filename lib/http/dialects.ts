@@ -1,5 +1,5 @@
 /** The error formats of the API families. */
-import { httpStatusOf, type ApiError, type Reason } from '../errors.js';
+import { httpStatusOf, type ApiError, type Reason } from '../kernel/errors.js';
 import type { HttpResponse } from './types.js';
 
 /** CloudConvert v2: `{"message","code","errors"}`; validation is 422 `INVALID_DATA`. */

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { HttpResponse } from './types.js';
-import { trimEnd } from '../text.js';
+import { trimEnd } from '../kernel/text.js';
 
 export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer | undefined {
   if (event.body === undefined || event.body === null || event.body === '') return undefined;

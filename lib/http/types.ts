@@ -1,4 +1,4 @@
-import type { Logger } from '../log.js';
+import type { Logger } from '../kernel/log.js';
 import type { ApiBase } from './api-base.js';
 
 /** What a route's core sees: the request, parsed and validated, independent of the gateway. */
@@ -33,7 +33,7 @@ export interface Principal {
   userId: number;
   keyId: string;
   scopes: string[];
-  /** A sandbox credential (lib/sandbox): it works only at the sandbox base and sees only sandbox records. */
+  /** A sandbox credential (lib/file-api/sandbox): it works only at the sandbox base and sees only sandbox records. */
   sandbox: boolean;
   /** The account's fixed region as read when the credential was checked (null: none); absent when not read. */
   accountRegion?: string | null;

@@ -1,5 +1,5 @@
 /** `application/x-www-form-urlencoded` bodies: what HTML forms and OAuth token requests send. */
-import { ApiError } from '../errors.js';
+import { ApiError } from '../kernel/errors.js';
 import type { HttpRequest } from '../http/types.js';
 
 /** Form posts here are a few fields; anything larger is refused before parsing. */

@@ -5,7 +5,7 @@
  * no Referer (the consent page's URL carries the client's `state`).
  */
 import { createHash } from 'node:crypto';
-import { httpStatusOf, type ApiError } from '../errors.js';
+import { httpStatusOf, type ApiError } from '../kernel/errors.js';
 import type { HttpResponse } from '../http/types.js';
 
 /** Markup that is already safe: made only by `html` or `trusted`. */

@@ -12,7 +12,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest } from '../http/types.js';
-import { epochSeconds, type StateStore } from '../state/port.js';
+import { epochSeconds, type StateStore } from '../adapters/state/port.js';
 
 export interface SessionRecord {
   pk: string;

@@ -2,12 +2,12 @@
  * Who a browser is, and signing in with e-mail and password: shared by the consent page
  * (/oauth/authorize) and the account page (/account). Each attempt is claimed from the throttle before
  * its password is checked (per e-mail address and source address, growing delays, never a lockout:
- * lib/auth/sign-in-throttle.ts), and checked only when this process has a free check slot; otherwise
+ * lib/access/auth/sign-in-throttle.ts), and checked only when this process has a free check slot; otherwise
  * the answer is at once a 429 that says when to try again. The password is never logged or shown again.
  */
-import type { Accounts } from '../auth/accounts.js';
-import type { CheckSlots, SignInThrottle } from '../auth/sign-in-throttle.js';
-import { isActiveUser, type UserRecord } from '../auth/users.js';
+import type { Accounts } from '../access/auth/accounts.js';
+import type { CheckSlots, SignInThrottle } from '../access/auth/sign-in-throttle.js';
+import { isActiveUser, type UserRecord } from '../access/auth/users.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import { formOf } from './form.js';
 import { errorPage } from './html.js';

@@ -218,7 +218,7 @@ export function formatRoles(report: RolesReport): string {
 /**
  * The entries for the derivation: every function whose handler is a module of this project, with the
  * project's modules its bundle holds when `dir` has its zip (the bundle's source map lists them, as
- * paths from the folder the bundle was built in: `../../lib/files/names.ts` is `lib/files/names.ts`).
+ * paths from the folder the bundle was built in: `../../lib/adapters/file-store/names.ts` is `lib/adapters/file-store/names.ts`).
  */
 export async function entriesOf(template: Template, dir?: string): Promise<Entry[]> {
   const entries: Entry[] = [];

@@ -13,13 +13,13 @@
  * only `node`; NODE_PATH is empty and no node_modules folder is reachable, so a
  * package missing from a zip or a tool missing from Lambda fails here as it would in the cloud.
  *
- * Around them, what AWS would do: the backends of the local platform (lib/local/platform.ts
+ * Around them, what AWS would do: the backends of the local platform (local/platform.ts
  * `startBackends`) with the template's table, bucket and queues; a gateway that turns HTTP requests into
  * API Gateway HTTP API (payload 2.0) events by the template's routes; Lambda's SQS event source mappings
- * (lib/local/dispatcher.ts); S3 "Object Created" events through EventBridge (lib/local/s3-events.ts).
+ * (local/dispatcher.ts); S3 "Object Created" events through EventBridge (local/s3-events.ts).
  *
  * Then, through the artifacts alone: a GraphQL query; one whole job import/base64 → thumbnail →
- * export/url and its download; then one job for each engine function's family (lib/engines/families.ts):
+ * export/url and its download; then one job for each engine function's family (lib/engines/core/families.ts):
  * HTML → PDF on the Chromium packed in the chromium function, an FFmpeg video thumbnail, a PDF
  * optimize on Ghostscript and on qpdf (WebAssembly), a metadata/write + metadata round trip (each
  * engine the stack must offer: GET /v2/operations, the stack's capability list); without the office
@@ -46,15 +46,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { SCOPES } from '#lib/auth/scopes.js';
-import { startDispatcher, type InvokeResult } from '#lib/local/dispatcher.js';
-import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/platform.js';
-import { forwardS3Events } from '#lib/local/s3-events.js';
-import { createS3Client } from '#lib/files/s3.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import { shippedFfmpeg } from '#lib/engines/shipped.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { SCOPES } from '#lib/access/auth/scopes.js';
+import { startDispatcher, type InvokeResult } from '../../local/dispatcher.js';
+import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/platform.js';
+import { forwardS3Events } from '../../local/s3-events.js';
+import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import { shippedFfmpeg } from '#lib/engines/core/shipped.js';
 import { table } from './check-template.js';
 import { socketScenario, startSocketStubs } from './lambda-sockets.js';
 import { extractZip } from './zip.js';

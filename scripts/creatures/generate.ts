@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AttackRecord, CreatureFile, CreatureRecord, CreatureRef, Dimension, Rarity } from '#lib/creatures/model.js';
+import type { AttackRecord, CreatureFile, CreatureRecord, CreatureRef, Dimension, Rarity } from '#lib/graphql/creatures/model.js';
 import {
   ATTACKS,
   BRANCH_SECOND_TYPES,

@@ -1,7 +1,7 @@
 /**
  * Credits through the whole platform (serverless-offline, queues, consumers, dynalite) and the official
  * `cloudconvert` SDK: 50 one-credit tasks fired at once against a balance of 20, a job refused at 0, the
- * usage endpoint counting them. The balance is set with the operator's function (lib/account/credits.ts)
+ * usage endpoint counting them. The balance is set with the operator's function (lib/file-api/account/credits.ts)
  * on the platform's own state table, as `npm run users -- credits` does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,11 +10,11 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Credits, UNLIMITED_CREDITS_SHOWN } from '#lib/account/credits.js';
-import { dayOf, type UsageReport } from '#lib/account/usage.js';
-import { Users } from '#lib/auth/users.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { Credits, UNLIMITED_CREDITS_SHOWN } from '#lib/file-api/account/credits.js';
+import { dayOf, type UsageReport } from '#lib/file-api/account/usage.js';
+import { Users } from '#lib/access/auth/users.js';
+import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 

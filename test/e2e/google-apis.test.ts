@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { google, type rapidmigrationassessment_v1 } from 'googleapis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { startPlatform, type Platform } from '../../local/platform.js';
 import { gapicClient } from './google-gapic-client.js';
 import { AnnotationType, CollectorState } from '#lib/google/migration/model.js';
 import { e2eOutput } from '../support/platform-output.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startPlatform } from '#lib/local/platform.js';
+import { startPlatform } from '../../local/platform.js';
 import { launchBrowser } from '../support/browser.js';
 import { e2eOutput } from '../support/platform-output.js';
 

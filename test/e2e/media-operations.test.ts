@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { startPlatform, type Platform } from '../../local/platform.js';
 import { patternVideo } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { commandOffered, engine, requires } from '../support/requires.js';

@@ -17,11 +17,11 @@ import * as oauth from 'oauth4webapi';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { Accounts } from '#lib/auth/accounts.js';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
-import { OAuthClients } from '#lib/oauth/clients.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { OAuthClients } from '#lib/access/oauth/clients.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 

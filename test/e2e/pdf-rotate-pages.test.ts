@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { startPlatform, type Platform } from '../../local/platform.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';

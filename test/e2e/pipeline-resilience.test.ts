@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { startPlatform, type Platform } from '../../local/platform.js';
 import { largeFileRun } from '../../bench/large-file.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';

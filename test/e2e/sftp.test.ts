@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { startPlatform, type Platform } from '../../local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { ed25519KeyPair, startSftpServer, type SftpTestServer } from '../support/sftp-server.js';
 import { startSwiftDouble, type SwiftDouble } from '../support/swift-double.js';

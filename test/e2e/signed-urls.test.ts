@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '#lib/local/platform.js';
+import { startPlatform, type Platform } from '../../local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { callApi } from '../support/file-api.js';
 import { e2eOutput } from '../support/platform-output.js';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAll } from '../support/streams.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
+import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { startGcsDouble, type GcsDouble } from '../support/gcs-double.js';

@@ -13,12 +13,12 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '#lib/auth/accounts.js';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { SCOPES } from '#lib/auth/scopes.js';
-import { SocketConnections } from '#lib/events/connections.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '#lib/local/platform.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { SCOPES } from '#lib/access/auth/scopes.js';
+import { SocketConnections } from '#lib/file-api/events/connections.js';
+import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 

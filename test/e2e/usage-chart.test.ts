@@ -6,8 +6,8 @@
 import type { Browser, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderUsageChart } from '#lib/account/usage-chart.js';
-import { usageReport } from '#lib/account/usage.js';
+import { renderUsageChart } from '#lib/file-api/account/usage-chart.js';
+import { usageReport } from '#lib/file-api/account/usage.js';
 import { launchBrowser } from '../support/browser.js';
 
 let browser: Browser;

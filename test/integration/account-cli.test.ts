@@ -13,10 +13,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import dynalite from 'dynalite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Accounts } from '#lib/auth/accounts.js';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { OAuthClients } from '#lib/oauth/clients.js';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { OAuthClients } from '#lib/access/oauth/clients.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'account-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * A backend call that never answers is given up and retried (lib/platform/call-limits.ts), instead of
+ * A backend call that never answers is given up and retried (lib/kernel/call-limits.ts), instead of
  * holding what awaits it until the function's timeout. Driven through the functions' own clients,
  * against stand-ins that leave the first request of each kind unanswered and answer the next.
  */
@@ -62,7 +62,7 @@ afterAll(() => {
 
 describe.concurrent('backend calls that get no answer', () => {
   it('a state-store read is tried again after 15 idle seconds, and answers', async () => {
-    const { stateStore } = await import('#lib/platform/clients.js');
+    const { stateStore } = await import('#lib/wiring/clients.js');
     const started = Date.now();
     const item = await stateStore().get<{ pk: string; sk: string; said: string }>({ pk: 'a', sk: 'b' });
     expect(item?.said).toBe('hello');
@@ -71,7 +71,7 @@ describe.concurrent('backend calls that get no answer', () => {
   }, 60_000);
 
   it('a queue send is tried again after 15 idle seconds, and is sent', async () => {
-    const { queueClient } = await import('#lib/platform/queue.js');
+    const { queueClient } = await import('#lib/wiring/queue.js');
     await queueClient().send('import', { taskId: 't-1' });
     expect(sent.map((b) => JSON.parse(b) as unknown)).toEqual([{ taskId: 't-1' }]);
     // The unanswered call (the queue's address), then it again, then the message.

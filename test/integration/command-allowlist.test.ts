@@ -1,12 +1,12 @@
 /**
- * The `command` allowlist (lib/engines/command-allowlist.ts) keeps what CloudConvert's users run:
+ * The `command` allowlist (lib/engines/command/command-allowlist.ts) keeps what CloudConvert's users run:
  * each typical command passes the check at task creation and runs for real through the engine's path,
  * giving the file it asks for. The escapes it refuses are in test/security/command-escape.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand, validateCommand, type CommandArgs } from '#lib/engines/command.js';
+import { runCommand, validateCommand, type CommandArgs } from '#lib/engines/command/command.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';

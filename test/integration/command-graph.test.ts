@@ -1,5 +1,5 @@
 /**
- * The filtergraph parser of the `command` check (lib/engines/command-graph.ts) reads what FFmpeg reads:
+ * The filtergraph parser of the `command` check (lib/engines/command/command-graph.ts) reads what FFmpeg reads:
  * FFmpeg itself is the oracle. At `-v debug` FFmpeg logs every option it sets on a filter
  * ("Setting 'key' to value 'value'", after both unescaping levels, a value without a key under its
  * option's name); each graph below, quoted and escaped in the ways FFmpeg allows, must give the same
@@ -7,10 +7,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import { FILTERS } from '#lib/engines/command-allowlist.js';
-import { GraphError, getToken, parseFilterOptions, parseGraph } from '#lib/engines/command-graph.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { FILTERS } from '#lib/engines/command/command-allowlist.js';
+import { GraphError, getToken, parseFilterOptions, parseGraph } from '#lib/engines/command/command-graph.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { engine, requires } from '../support/requires.js';
 
 /** What the parser says FFmpeg sets: `index:filter:key=value`, a value without a key under the option's first name. */

@@ -1,5 +1,5 @@
 /**
- * The `command` operation (lib/engines/command.ts): the argument check that task creation runs
+ * The `command` operation (lib/engines/command/command.ts): the argument check that task creation runs
  * (pure: what is refused and what passes, as an attacker would try it), and real ffprobe and ffmpeg
  * runs on a task's files: output captured with the API's names instead of this machine's paths,
  * files written to /output/ returned, failures explained, disguised playlists refused before FFmpeg
@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CommandArgumentError, parseCommandArguments, runCommand, splitArguments, validateCommand, type CommandArgs } from '#lib/engines/command.js';
-import { EngineFailure } from '#lib/engines/errors.js';
+import { CommandArgumentError, parseCommandArguments, runCommand, splitArguments, validateCommand, type CommandArgs } from '#lib/engines/command/command.js';
+import { EngineFailure } from '#lib/engines/core/errors.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall, type TestInput } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';

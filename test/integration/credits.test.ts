@@ -5,25 +5,25 @@
  * usage ledger. The queue is a recording stand-in: these tests deliver by hand.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Credits } from '#lib/account/credits.js';
-import { dayOf, Usage } from '#lib/account/usage.js';
-import { Users, userKey, type UserRecord } from '#lib/auth/users.js';
-import { parseConfig, parseEngineConfig } from '#lib/config.js';
-import { ENGINES } from '#lib/engines/catalog.js';
-import { ApiError } from '#lib/errors.js';
-import { createLogger } from '#lib/log.js';
-import { reservationFor } from '#lib/operations/credits.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
-import { operationDefinition } from '#lib/operations/index.js';
-import { TaskFailure, type Implementation, type InputFile } from '#lib/operations/types.js';
-import { TaskBilling } from '#lib/tasks/billing.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
-import { sweep } from '#lib/tasks/sweeper.js';
-import { watchAt, type TaskRecord } from '#lib/tasks/model.js';
+import { Credits } from '#lib/file-api/account/credits.js';
+import { dayOf, Usage } from '#lib/file-api/account/usage.js';
+import { Users, userKey, type UserRecord } from '#lib/access/auth/users.js';
+import { parseConfig, parseEngineConfig } from '#lib/kernel/config.js';
+import { ENGINES } from '#lib/engines/core/catalog.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { createLogger } from '#lib/kernel/log.js';
+import { reservationFor } from '#lib/file-api/operations/framework/credits.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { operationDefinition } from '#lib/file-api/operations/index.js';
+import { TaskFailure, type Implementation, type InputFile } from '#lib/file-api/operations/framework/types.js';
+import { TaskBilling } from '#lib/file-api/tasks/billing.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
+import { sweep } from '#lib/file-api/tasks/sweeper.js';
+import { watchAt, type TaskRecord } from '#lib/file-api/records/model.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { importStaged, untilAborted } from '../support/operations.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
 });
 afterAll(() => backends.close());
 
-/** The services as the platform wires them (lib/platform/tasks.ts), on the test backends and a recording queue. */
+/** The services as the platform wires them (lib/wiring/tasks.ts), on the test backends and a recording queue. */
 function wire() {
   const { state, files } = backends;
   const queue = new RecordingQueue();

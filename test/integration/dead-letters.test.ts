@@ -4,12 +4,12 @@
  * anything else is only logged, and nothing that already ended is touched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#lib/log.js';
-import { handleDeadLetter, deadLetter } from '#lib/tasks/dead-letters.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
+import { createLogger } from '#lib/kernel/log.js';
+import { handleDeadLetter, deadLetter } from '#lib/file-api/tasks/dead-letters.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { RecordingQueue } from '../support/recording-queue.js';
 import { startFilesBackend } from '../support/s3rver.js';

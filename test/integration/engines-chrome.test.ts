@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
+import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
 import { browserVersion, closeBrowser, openContexts } from '#lib/engines/chrome/browser.js';
 import { startGuardedProxy } from '#lib/engines/chrome/guarded-proxy.js';
 import { pdfPageSizes } from '../fixtures/engine-fixtures.js';

@@ -1,5 +1,5 @@
 /**
- * ExifTool in WebAssembly (lib/engines/exiftool-wasm.ts), the exiftool engine where there is no perl.
+ * ExifTool in WebAssembly (lib/engines/metadata/exiftool-wasm.ts), the exiftool engine where there is no perl.
  * Tasks pin its version, so these run the WebAssembly build whether or not this machine has perl:
  * metadata written and read back, the write limit, a failure that leaves the next call working, and
  * its sandbox (an in-memory file system holding only its input: pseudo-tags that would rename or link
@@ -12,17 +12,17 @@ import { randomUUID } from 'node:crypto';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
-import { confinement } from '#lib/engines/confine.js';
-import { writeMetadata } from '#lib/engines/exiftool.js';
-import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/exiftool-wasm.js';
-import { exiftoolWasm } from '#lib/engines/shipped.js';
-import { ToolError } from '#lib/engines/tool.js';
-import { createLogger } from '#lib/log.js';
-import type { EngineCall } from '#lib/engines/call.js';
-import type { MetadataWriteArgs } from '#lib/engines/metadata-tags.js';
-import { EngineFailure } from '#lib/engines/errors.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { writeMetadata } from '#lib/engines/metadata/exiftool.js';
+import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/metadata/exiftool-wasm.js';
+import { exiftoolWasm } from '#lib/engines/core/shipped.js';
+import { ToolError } from '#lib/engines/core/tool.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { EngineCall } from '#lib/engines/core/call.js';
+import type { MetadataWriteArgs } from '#lib/engines/metadata/metadata-tags.js';
+import { EngineFailure } from '#lib/engines/core/errors.js';
 import { jpeg, textPdf } from '../fixtures/engine-fixtures.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';

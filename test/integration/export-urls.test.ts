@@ -11,17 +11,17 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { createS3Client, S3FileStore } from '#lib/files/s3.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { exportUrl, importStaged } from '../support/operations.js';
-import { outputKey, type Implementation } from '#lib/operations/types.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { runTask } from '#lib/tasks/runner.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
-import type { TaskRecord } from '#lib/tasks/model.js';
+import { outputKey, type Implementation } from '#lib/file-api/operations/framework/types.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { runTask } from '#lib/file-api/tasks/runner.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call, type FakeRequest } from '../support/lambda.js';
@@ -62,7 +62,7 @@ beforeAll(async () => {
   exportTimeFiles = new S3FileStore(createS3Client({ region: 'us-east-1', endpoint: files.endpoint, credentials: temporary }), files.bucket);
   store = new TaskStore(state.store);
   service = new TaskService({ store, scheduler: new Scheduler({ store, queue: new RecordingQueue(), log }), files: exportTimeFiles, log });
-  const { apiKeys } = await import('#lib/http/file-api.js');
+  const { apiKeys } = await import('#lib/wiring/file-api.js');
   apiKey = (await apiKeys().create({ scopes: ['task.read', 'task.write'] })).key;
   handlers = { getTask: (await import('#functions/tasks/get.js')).handler, download: undefined };
 });
@@ -290,7 +290,7 @@ describe('export URLs', () => {
       other = t.again!;
       url = new URL((await shown(task.id)).task.result.files![0]!.url);
     });
-    const signer = async () => (await import('#lib/platform/download-urls.js')).downloadUrls();
+    const signer = async () => (await import('#lib/wiring/download-urls.js')).downloadUrls();
     const fileApiError = (res: Awaited<ReturnType<typeof callService>>, status: number, code: string) => {
       expect(res.status).toBe(status);
       expect(res.json).toMatchObject({ code, message: expect.any(String) });
@@ -401,7 +401,7 @@ describe('upload forms', () => {
 
 describe('the signing key', () => {
   it('is made once: concurrent first uses agree, and the read-only download function finds it', async () => {
-    const { loadSigningKey, SIGNING_KEY_ITEM } = await import('#lib/files/download-urls.js');
+    const { loadSigningKey, SIGNING_KEY_ITEM } = await import('#lib/adapters/file-store/download-urls.js');
     const fresh = await startStateBackend();
     try {
       expect(await loadSigningKey(fresh.store, { create: false })).toBeUndefined();
@@ -416,7 +416,7 @@ describe('the signing key', () => {
   });
 
   it('is URL_SIGNING_SECRET when that is set, and nothing is written', async () => {
-    const { loadSigningKey, SIGNING_KEY_ITEM } = await import('#lib/files/download-urls.js');
+    const { loadSigningKey, SIGNING_KEY_ITEM } = await import('#lib/adapters/file-store/download-urls.js');
     const fresh = await startStateBackend();
     try {
       const configured = randomBytes(32).toString('base64');

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { OAuthClients } from '#lib/oauth/clients.js';
-import { TokenStore } from '#lib/oauth/tokens.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { OAuthClients } from '#lib/access/oauth/clients.js';
+import { TokenStore } from '#lib/access/oauth/tokens.js';
 import type * as Limits from '#functions/labels/limits.js';
 import type * as Api from '#functions/migration/api.js';
 

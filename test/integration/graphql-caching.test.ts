@@ -1,14 +1,14 @@
 /**
- * The creature server's response cache and compiled execution (lib/creatures/yoga.ts): repeated
+ * The creature server's response cache and compiled execution (lib/graphql/creatures/yoga.ts): repeated
  * creature queries are answered without running again, answers holding a message never come from the
  * cache, and the compiled form answers exactly as graphql-js does. Messages live in a real (dynalite)
  * state store shared by two server instances, as two Lambda containers share the table.
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatureCatalog, creatureCatalog } from '#lib/creatures/catalog.js';
-import { createCreatureYoga, GRAPHQL_LIMITS, type CreatureYoga } from '#lib/creatures/yoga.js';
-import { createLogger } from '#lib/log.js';
+import { CreatureCatalog, creatureCatalog } from '#lib/graphql/creatures/catalog.js';
+import { createCreatureYoga, GRAPHQL_LIMITS, type CreatureYoga } from '#lib/graphql/creatures/yoga.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { startStateBackend } from '../support/dynalite.js';
 
 let backend: Awaited<ReturnType<typeof startStateBackend>>;

@@ -4,10 +4,10 @@
  */
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { creatureCatalog } from '#lib/creatures/catalog.js';
-import { createCreatureYoga, type CreatureYoga } from '#lib/creatures/yoga.js';
-import { createLogger } from '#lib/log.js';
-import type { StateStore } from '#lib/state/port.js';
+import { creatureCatalog } from '#lib/graphql/creatures/catalog.js';
+import { createCreatureYoga, type CreatureYoga } from '#lib/graphql/creatures/yoga.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 import { startStateBackend } from '../support/dynalite.js';
 
 type Backend = Awaited<ReturnType<typeof startStateBackend>>;

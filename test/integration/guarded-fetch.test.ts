@@ -18,7 +18,7 @@ import {
   ForbiddenAddressError,
   guardedFetch,
   type GuardedResponse,
-} from '#lib/net/guarded-fetch.js';
+} from '#lib/adapters/net/guarded-fetch.js';
 
 /** name → queue of answers; the last answer repeats. Names not listed resolve for real. */
 const fakeDns = vi.hoisted(() => ({ answers: new Map<string, string[][]>(), lookups: new Map<string, number>() }));

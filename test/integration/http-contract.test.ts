@@ -7,8 +7,8 @@ import * as z from 'zod';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
-import type * as FileApi from '#lib/http/file-api.js';
-import type * as Route from '#lib/http/route.js';
+import type * as FileApi from '#lib/wiring/file-api.js';
+import type * as Route from '#lib/http/middleware/route.js';
 import type * as Dialects from '#lib/http/dialects.js';
 import type * as UsersMe from '#functions/account/users-me.js';
 import type * as Fallback from '#functions/fallback/not-found.js';
@@ -32,8 +32,8 @@ beforeAll(async () => {
   backend = await startStateBackend();
   useLocalEnv({ dynamodb: backend.endpoint, table: backend.table, RATE_LIMIT: '3', MAX_BODY_BYTES: '2000', RATE_LIMIT_WINDOW_SECONDS: '86400' });
   const [fileApi, route, dialects, usersMe, fallback] = await Promise.all([
-    import('#lib/http/file-api.js'),
-    import('#lib/http/route.js'),
+    import('#lib/wiring/file-api.js'),
+    import('#lib/http/middleware/route.js'),
     import('#lib/http/dialects.js'),
     import('#functions/account/users-me.js'),
     import('#functions/fallback/not-found.js'),

@@ -4,16 +4,16 @@
  * `job.updated`), and a child is queued without reading again the input that has just finished.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { createLogger } from '#lib/log.js';
-import type { Implementation } from '#lib/operations/types.js';
-import type { Item, ItemKey, StateStore } from '#lib/state/port.js';
-import type { JobRecord } from '#lib/tasks/model.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { runTask } from '#lib/tasks/runner.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { Implementation } from '#lib/file-api/operations/framework/types.js';
+import type { Item, ItemKey, StateStore } from '#lib/adapters/state/port.js';
+import type { JobRecord } from '#lib/file-api/records/model.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { runTask } from '#lib/file-api/tasks/runner.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
@@ -183,7 +183,7 @@ describe('the job ends when its last task ends, without a refresh per task', () 
   it("ends a job whose last task's only dependant is a standalone task outside the job", async () => {
     const t = setup();
     const { job, tasks } = await t.service.createJob(1, planJob({ tasks: { raw: { operation: 'import/raw', file: 'x', filename: 'x.txt' } } }));
-    const definition = (await import('#lib/operations/index.js')).operationDefinition('export/url')!;
+    const definition = (await import('#lib/file-api/operations/index.js')).operationDefinition('export/url')!;
     const standalone = await t.service.createTask(1, definition, { operation: 'export/url' }, [tasks[0]!.id]);
     expect(standalone.status).toBe('waiting');
     await t.drain();

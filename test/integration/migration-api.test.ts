@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
-import { startDispatcher, type Dispatcher } from '#lib/local/dispatcher.js';
-import { startSqsServer, type SqsServer } from '#lib/local/sqs-server.js';
+import { startDispatcher, type Dispatcher } from '../../local/dispatcher.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
 import type * as Api from '#functions/migration/api.js';
 import type * as Worker from '#functions/migration/operations-worker.js';
 

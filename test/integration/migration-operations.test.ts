@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStateBackend } from '../support/dynalite.js';
 import { MigrationService, type MigrationSettings } from '#lib/google/migration/service.js';
 import { childName, locationName } from '#lib/google/migration/names.js';
-import type { Queue, QueueName, SendOptions } from '#lib/queue/port.js';
+import type { Queue, QueueName, SendOptions } from '#lib/adapters/queue/port.js';
 
 let backend: Awaited<ReturnType<typeof startStateBackend>>;
 

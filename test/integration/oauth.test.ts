@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
-import { Accounts } from '#lib/auth/accounts.js';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { OAuthClients, type ClientRecord } from '#lib/oauth/clients.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { OAuthClients, type ClientRecord } from '#lib/access/oauth/clients.js';
 
 type Handler = Parameters<typeof call>[0];
 const h: Record<'authorize' | 'token' | 'revoke' | 'account' | 'me' | 'meUpdate' | 'jobsList' | 'jobsCreate' | 'metadata', Handler> = {} as never;

@@ -1,5 +1,5 @@
 /**
- * OCR (lib/engines/ocr.ts) on each build of Tesseract this machine has: the system one and
+ * OCR (lib/engines/ocr/ocr.ts) on each build of Tesseract this machine has: the system one and
  * tesseract.js (WebAssembly, trained data from npm packages). The input is a "scan": pages that are
  * only pictures of known text, with no text of their own. The output must keep every page as it was
  * (count, size, rotation, the picture) and carry the known words as text, where they are on the page;
@@ -13,15 +13,15 @@ import { degrees, PDFDocument } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import type { EngineCall } from '#lib/engines/call.js';
-import { confinement } from '#lib/engines/confine.js';
-import { EngineFailure } from '#lib/engines/errors.js';
-import { ocrToPdf, type OcrArgs } from '#lib/engines/ocr.js';
-import { systemTesseract, tesseractJs } from '#lib/engines/ocr-detect.js';
-import { recognizeWithTesseractJs } from '#lib/engines/ocr-js.js';
-import { ToolError } from '#lib/engines/tool.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import type { EngineCall } from '#lib/engines/core/call.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { EngineFailure } from '#lib/engines/core/errors.js';
+import { ocrToPdf, type OcrArgs } from '#lib/engines/ocr/ocr.js';
+import { systemTesseract, tesseractJs } from '#lib/engines/core/ocr-detect.js';
+import { recognizeWithTesseractJs } from '#lib/engines/ocr/ocr-js.js';
+import { ToolError } from '#lib/engines/core/tool.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { pdfPageImages, pdfPageText, pdfText } from '../support/pdf-text.js';
 import { NO_SYSTEM_TOOLS } from '../support/fresh-machine.js';
 import { startReceiver } from '../support/receiver.js';

@@ -5,7 +5,7 @@
  * SQS events from the local backends, with the environment the functions get in the stack
  * (ENGINE_FAMILY=office, ENGINE_CONFINEMENT=platform: Lambda has no bubblewrap). It converts a
  * real .docx to a PDF whose text is checked, and, per the office function's security decision
- * (lib/engines/office-links.ts), documents linking file:// and the loopback pull nothing in.
+ * (lib/engines/office/office-links.ts), documents linking file:// and the loopback pull nothing in.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,11 +16,11 @@ import path from 'node:path';
 import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, expect } from 'vitest';
-import { startDispatcher, type Dispatcher } from '#lib/local/dispatcher.js';
-import { LOCAL_CREDENTIALS, startBackends, type Backends } from '#lib/local/platform.js';
-import type * as Files from '#lib/platform/files.js';
-import type * as Tasks from '#lib/platform/tasks.js';
-import type * as Plan from '#lib/tasks/plan.js';
+import { startDispatcher, type Dispatcher } from '../../local/dispatcher.js';
+import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/platform.js';
+import type * as Files from '#lib/wiring/files.js';
+import type * as Tasks from '#lib/wiring/tasks.js';
+import type * as Plan from '#lib/file-api/tasks/plan.js';
 import { docxWithLinkedImages, zip } from '../fixtures/engine-fixtures.js';
 import { pdfText } from '../support/pdf-text.js';
 import { requires, tool } from '../support/requires.js';
@@ -190,9 +190,9 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
     engineHandler = (await import(path.resolve(`${cmd.module}.ts`)))[cmd.name] as (event: unknown, context: Context) => Promise<unknown>;
     const officeHandler = (await import('../../functions/tasks/process-office-step.js')).handler as unknown as Handler;
     const importHandler = (await import('../../functions/tasks/import-step.js')).handler as unknown as Handler;
-    service = await import('#lib/platform/tasks.js');
-    files = await import('#lib/platform/files.js');
-    planJob = (await import('#lib/tasks/plan.js')).planJob;
+    service = await import('#lib/wiring/tasks.js');
+    files = await import('#lib/wiring/files.js');
+    planJob = (await import('#lib/file-api/tasks/plan.js')).planJob;
     const handlers: Record<string, Handler> = { importStep: importHandler, processOffice: officeHandler };
     dispatcher = startDispatcher({
       sqs: backends.sqs,

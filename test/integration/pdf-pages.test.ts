@@ -1,5 +1,5 @@
 /**
- * qpdf's page and security operations (lib/engines/qpdf-pages.ts), called as the task runner calls an
+ * qpdf's page and security operations (lib/engines/pdf/qpdf-pages.ts), called as the task runner calls an
  * engine, on each qpdf there is: the system one when installed, the WebAssembly build always. A 10-page
  * PDF whose page N reads "Page N of 10": split into 10 one-page PDFs, pages extracted in the order
  * asked, encrypted (PDF.js refuses it without the password, opens it with it, and reads the
@@ -15,16 +15,16 @@ import { createRequire } from 'node:module';
 import { PDFDocument } from 'pdf-lib';
 import { getDocument, PermissionFlag } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
-import type { EngineCall, EngineResult } from '#lib/engines/call.js';
-import { confinement } from '#lib/engines/confine.js';
-import { EngineFailure } from '#lib/engines/errors.js';
-import type * as ToolModule from '#lib/engines/tool.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import { decryptPdf, encryptPdf, extractPdfPages, orderedPages, splitPdfPages, type EncryptArgs } from '#lib/engines/qpdf-pages.js';
-import { qpdfWasm } from '#lib/engines/shipped.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
+import type { EngineCall, EngineResult } from '#lib/engines/core/call.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { EngineFailure } from '#lib/engines/core/errors.js';
+import type * as ToolModule from '#lib/engines/core/tool.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import { decryptPdf, encryptPdf, extractPdfPages, orderedPages, splitPdfPages, type EncryptArgs } from '#lib/engines/pdf/qpdf-pages.js';
+import { qpdfWasm } from '#lib/engines/core/shipped.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { pdfPageText } from '../support/pdf-text.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
@@ -32,7 +32,7 @@ import { optionalBuild, tool } from '../support/requires.js';
 
 /** Every command line a tool was started with (the WebAssembly build runs in a `node` child, also through runTool). */
 const commandLines = vi.hoisted(() => [] as string[][]);
-vi.mock('#lib/engines/tool.js', async (importOriginal) => {
+vi.mock('#lib/engines/core/tool.js', async (importOriginal) => {
   const original = await importOriginal<typeof ToolModule>();
   return {
     ...original,

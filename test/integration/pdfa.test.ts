@@ -1,5 +1,5 @@
 /**
- * PDF/A and PDF/X on Ghostscript (lib/engines/pdfa.ts, output-intent.ts), on each build: the system
+ * PDF/A and PDF/X on Ghostscript (lib/engines/pdf/pdfa.ts, output-intent.ts), on each build: the system
  * `gs` when this machine has it, the WebAssembly build always. The outputs are read back with pdf-lib
  * (the XMP identification, the catalog's output intent, the document information) and PDF.js (the
  * text), never with the engine's own helpers. And optimizing a PDF/A keeps it a PDF/A of its part.
@@ -11,17 +11,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFStream, PDFString, PDFHexString, StandardFonts } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import type { EngineCall } from '#lib/engines/call.js';
-import { BUNDLED_VERSIONS } from '#lib/engines/catalog.js';
-import { confinement } from '#lib/engines/confine.js';
-import { EngineFailure } from '#lib/engines/errors.js';
-import { optimizePdf, type PdfArgs } from '#lib/engines/ghostscript.js';
-import { isPdfA, pdfaIdentity } from '#lib/engines/output-intent.js';
-import { pdfA, pdfX, type PdfAArgs } from '#lib/engines/pdfa.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import { ghostscriptWasm } from '#lib/engines/shipped.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import type { EngineCall } from '#lib/engines/core/call.js';
+import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { EngineFailure } from '#lib/engines/core/errors.js';
+import { optimizePdf, type PdfArgs } from '#lib/engines/pdf/ghostscript.js';
+import { isPdfA, pdfaIdentity } from '#lib/engines/pdf/output-intent.js';
+import { pdfA, pdfX, type PdfAArgs } from '#lib/engines/pdf/pdfa.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import { ghostscriptWasm } from '#lib/engines/core/shipped.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { imageHeavyPdf, textPdf } from '../fixtures/engine-fixtures.js';
 import { pdfText } from '../support/pdf-text.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';

@@ -4,18 +4,18 @@
  * cancellation and timeouts. The queue is a recording stand-in: these tests deliver by hand.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { archive, exportUrl, importStaged, untilAborted } from '../support/operations.js';
-import { TaskFailure, type Implementation } from '#lib/operations/types.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
-import { sweep } from '#lib/tasks/sweeper.js';
-import { watchAt } from '#lib/tasks/model.js';
-import { deleteExpired } from '#lib/local/expiry.js';
+import { TaskFailure, type Implementation } from '#lib/file-api/operations/framework/types.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
+import { sweep } from '#lib/file-api/tasks/sweeper.js';
+import { watchAt } from '#lib/file-api/records/model.js';
+import { deleteExpired } from '../../local/expiry.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
@@ -104,7 +104,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('takes over from a consumer that died, once its lease has run out', async () => {
-    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -126,7 +126,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('stops a run that is cancelled and keeps the cancellation', async () => {
     const slow = untilAborted();
-    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -140,7 +140,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('ends a task that runs past its timeout with TIMEOUT', async () => {
     const never: Implementation = () => new Promise(() => {});
-    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -152,7 +152,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('cuts a task\'s timeout to what its step function can run', async () => {
     const capped = new TaskService({ store, scheduler, files: files.files, log, maxTaskSeconds: 885 });
-    const spec = (await import('#lib/operations/index.js')).operationDefinition('import/raw')!;
+    const spec = (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!;
     const long = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 5 * 3600 }, []);
     const unset = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
     const short = await capped.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', timeout: 60 }, []);
@@ -161,7 +161,7 @@ describe('the pipeline under at-least-once delivery', () => {
 
   it('ends a task with TIMEOUT, once, before the invocation running it ends', async () => {
     const never: Implementation = () => new Promise(() => {});
-    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -182,7 +182,7 @@ describe('the pipeline under at-least-once delivery', () => {
     const prolific: Implementation = async () => ({
       result: { files: Array.from({ length: 3000 }, (_, i) => ({ filename: `page-${String(i).padStart(5, '0')}-${'x'.repeat(60)}.png`, size: 1000, md5: 'd41d8cd98f00b204e9800998ecf8427e' })) },
     });
-    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -200,7 +200,7 @@ describe('the pipeline under at-least-once delivery', () => {
       if (calls === 1) throw new TaskFailure('DOWNLOAD_FAILED', 'connection reset', true);
       return importStaged(ctx);
     };
-    const task = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const task = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -213,7 +213,7 @@ describe('the pipeline under at-least-once delivery', () => {
     const broken: Implementation = async () => {
       throw new TaskFailure('DOWNLOAD_FAILED', 'HTTP 404', false);
     };
-    const other = await service.createTask(1, (await import('#lib/operations/index.js')).operationDefinition('import/raw')!, {
+    const other = await service.createTask(1, (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!, {
       operation: 'import/raw',
       file: 'x',
       filename: 'x.txt',
@@ -223,7 +223,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('sweeps abandoned runs from the index of tasks under way: past their timeout they end, otherwise they start again', async () => {
-    const spec = (await import('#lib/operations/index.js')).operationDefinition('import/raw')!;
+    const spec = (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!;
     const make = (extra: Record<string, unknown> = {}) =>
       service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt', ...extra }, []);
     const stuck = await make({ timeout: 60 });
@@ -248,7 +248,7 @@ describe('the pipeline under at-least-once delivery', () => {
   });
 
   it('deletes expired jobs and tasks with their files where the backends have no TTL (local platform)', async () => {
-    const spec = (await import('#lib/operations/index.js')).operationDefinition('import/raw')!;
+    const spec = (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!;
     const old = await service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: 'x.txt' }, []);
     const fresh = await service.createTask(1, spec, { operation: 'import/raw', file: 'y', filename: 'y.txt' }, []);
     await state.store.update({ pk: `task#${old.id}`, sk: 'task' }, { set: { expiresAt: 5 } });

@@ -1,9 +1,9 @@
 /**
- * The subscriptions lookup behind every live event (lib/events/connections.ts): nothing is kept, so a
+ * The subscriptions lookup behind every live event (lib/file-api/events/connections.ts): nothing is kept, so a
  * subscription is heard by the next event, and a failed lookup does not answer the next one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SocketConnections } from '#lib/events/connections.js';
+import { SocketConnections } from '#lib/file-api/events/connections.js';
 import { startStateBackend } from '../support/dynalite.js';
 
 let state: Awaited<ReturnType<typeof startStateBackend>>;

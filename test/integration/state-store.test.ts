@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConditionFailedError, epochSeconds } from '#lib/state/port.js';
+import { ConditionFailedError, epochSeconds } from '#lib/adapters/state/port.js';
 import { startStateBackend } from '../support/dynalite.js';
 
 let backend: Awaited<ReturnType<typeof startStateBackend>>;

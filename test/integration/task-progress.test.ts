@@ -4,16 +4,16 @@
  * that a run which lost the task writes nothing; and FFmpeg's own progress on a real conversion.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { convertMedia, type MediaArgs } from '#lib/engines/ffmpeg.js';
-import { createLogger } from '#lib/log.js';
-import type { Implementation } from '#lib/operations/types.js';
-import type { TaskRecord } from '#lib/tasks/model.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { runTask, type RunnerDeps } from '#lib/tasks/runner.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { convertMedia, type MediaArgs } from '#lib/engines/media/ffmpeg.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { Implementation } from '#lib/file-api/operations/framework/types.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
 import { patternVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall } from '../support/engine-call.js';
 import { startStateBackend } from '../support/dynalite.js';

@@ -4,15 +4,15 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '#lib/log.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
-import { deliverWebhook, type DeliveryDeps } from '#lib/webhooks/deliver.js';
-import { WebhookNotifier, type WebhookMessage } from '#lib/webhooks/events.js';
-import { signBody } from '#lib/webhooks/sign.js';
-import { WebhookStore } from '#lib/webhooks/store.js';
+import { createLogger } from '#lib/kernel/log.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
+import { deliverWebhook, type DeliveryDeps } from '#lib/file-api/webhooks/deliver.js';
+import { WebhookNotifier, type WebhookMessage } from '#lib/file-api/webhooks/events.js';
+import { signBody } from '#lib/file-api/webhooks/sign.js';
+import { WebhookStore } from '#lib/file-api/webhooks/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startFilesBackend } from '../support/s3rver.js';

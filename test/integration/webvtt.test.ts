@@ -1,5 +1,5 @@
 /**
- * thumbnail to WebVTT (lib/engines/webvtt.ts) on a real 20-second video: the `.vtt` parses, its cues
+ * thumbnail to WebVTT (lib/engines/media/webvtt.ts) on a real 20-second video: the `.vtt` parses, its cues
  * follow each other without gap from 0 to the video's end, every `#xywh` region lies inside its sprite,
  * the tiles are different frames, and the sprites come in the asked format and tile size.
  */
@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import type { EngineResult } from '#lib/engines/call.js';
-import { EngineFailure } from '#lib/engines/errors.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
-import { frameInterval, tileSize, videoWebvtt, vttTime, type WebvttArgs } from '#lib/engines/webvtt.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import type { EngineResult } from '#lib/engines/core/call.js';
+import { EngineFailure } from '#lib/engines/core/errors.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { frameInterval, tileSize, videoWebvtt, vttTime, type WebvttArgs } from '#lib/engines/media/webvtt.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { engine, requires } from '../support/requires.js';
 

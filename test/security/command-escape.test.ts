@@ -16,12 +16,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import { CommandArgumentError, runCommand, validateCommand, type CommandArgs } from '#lib/engines/command.js';
-import { confinement } from '#lib/engines/confine.js';
-import { engineBannerLines } from '#lib/local/engine-setup.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
-import { command as commandOperation } from '#lib/operations/command/operation.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { CommandArgumentError, runCommand, validateCommand, type CommandArgs } from '#lib/engines/command/command.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { engineBannerLines } from '../../local/engine-setup.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { command as commandOperation } from '#lib/file-api/operations/command/operation.js';
 import { colourVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';

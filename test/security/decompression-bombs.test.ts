@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findExecutable } from '#lib/engines/probe.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
 import { imageHeavyPdf, textPdf } from '../fixtures/engine-fixtures.js';
 import { engine, requires } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';

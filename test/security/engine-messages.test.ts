@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
-import { withoutLocalPaths } from '#lib/operations/engine-task.js';
+import { withoutLocalPaths } from '#lib/file-api/operations/engine-task.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 
 /** An AVIF file cut short after its `ftyp` box: libheif fails with the file's path on each line. */

@@ -1,5 +1,5 @@
 /**
- * The engine function's reaper (lib/engines/reaper.ts): after a task, no other process and no file is
+ * The engine function's reaper (lib/engines/core/reaper.ts): after a task, no other process and no file is
  * left for the next task of the same execution environment, and the function's own process and its
  * ancestors live on. Run in a pid namespace of its own (bubblewrap), as a Lambda execution environment
  * is: on this shared machine the reaper would otherwise kill the user's other processes.

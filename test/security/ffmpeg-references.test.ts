@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CommandArgumentError, runCommand, validateCommand, type CommandArgs } from '#lib/engines/command.js';
+import { CommandArgumentError, runCommand, validateCommand, type CommandArgs } from '#lib/engines/command/command.js';
 import { engineCall, type HandCall, type TestInput } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';
 

@@ -16,11 +16,11 @@ import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
 import { compileFilter, FilterError, MAX_FILTER_LENGTH, MAX_FILTER_WILDCARDS, parseFilter, type FieldSchema } from '#lib/google/filter.js';
-import { startSqsServer, type SqsServer } from '#lib/local/sqs-server.js';
-import { parseCommandArguments } from '#lib/engines/command-arguments.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
+import { parseCommandArguments } from '#lib/engines/command/command-arguments.js';
 import { baseUrlOf } from '#lib/http/gateway.js';
-import { hostKeyMatches } from '#lib/storage/sftp.js';
-import { tokensUrl } from '#lib/storage/swift.js';
+import { hostKeyMatches } from '#lib/adapters/user-storage/sftp.js';
+import { tokensUrl } from '#lib/adapters/user-storage/swift.js';
 import type * as Api from '#functions/migration/api.js';
 
 const BOUND_MS = 1000;
@@ -305,7 +305,7 @@ describe('other request text matched by regular expressions', () => {
   });
 
   it('answers file-API requests with pathological page ranges, engine versions and operation paths within the bound', async () => {
-    const { ApiKeys } = await import('#lib/auth/keys.js');
+    const { ApiKeys } = await import('#lib/access/auth/keys.js');
     const key = (await new ApiKeys(backend.store).create({ scopes: ['task.read', 'task.write'] })).key;
     const jobs = (await import('#functions/jobs/create.js')).handler;
     const tasks = (await import('#functions/tasks/create.js')).handler;

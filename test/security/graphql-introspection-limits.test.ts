@@ -8,11 +8,11 @@
  */
 import { buildSchema, getIntrospectionQuery, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { typeDefs } from '#lib/creatures/schema.js';
-import { createCreatureYoga } from '#lib/creatures/yoga.js';
-import { costLimitRule } from '#lib/graphql/cost.js';
-import { createLogger } from '#lib/log.js';
-import type { StateStore } from '#lib/state/port.js';
+import { typeDefs } from '#lib/graphql/creatures/schema.js';
+import { createCreatureYoga } from '#lib/graphql/creatures/yoga.js';
+import { costLimitRule } from '#lib/graphql/server/cost.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 
 const yoga = createCreatureYoga({ store: {} as StateStore, logger: createLogger({}, { write: () => {} }), responseCache: false });
 

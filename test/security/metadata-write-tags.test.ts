@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
-import { discover } from '#lib/operations/discovery.js';
-import type * as FileApi from '#lib/http/file-api.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { discover } from '#lib/file-api/operations/discovery.js';
+import type * as FileApi from '#lib/wiring/file-api.js';
 import type * as JobsCreate from '#functions/jobs/create.js';
 import type * as TasksCreate from '#functions/tasks/create.js';
 import { jpeg, textPdf } from '../fixtures/engine-fixtures.js';
@@ -206,7 +206,7 @@ exiftool.describe('POST /v2/jobs and POST /v2/metadata/write', () => {
     backend = await startStateBackend();
     useLocalEnv({ dynamodb: backend.endpoint, table: backend.table, RATE_LIMIT: '1000' });
     const [fileApi, jobs, tasks] = await Promise.all([
-      import('#lib/http/file-api.js') as Promise<typeof FileApi>,
+      import('#lib/wiring/file-api.js') as Promise<typeof FileApi>,
       import('#functions/jobs/create.js'),
       import('#functions/tasks/create.js'),
     ]);

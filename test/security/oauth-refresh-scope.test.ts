@@ -9,10 +9,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Accounts } from '#lib/auth/accounts.js';
-import { OAuthClients, type ClientRecord } from '#lib/oauth/clients.js';
-import type { OAuthServer } from '#lib/oauth/server.js';
-import type { TokenStore } from '#lib/oauth/tokens.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { OAuthClients, type ClientRecord } from '#lib/access/oauth/clients.js';
+import type { OAuthServer } from '#lib/access/oauth/server.js';
+import type { TokenStore } from '#lib/access/oauth/tokens.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   useLocalEnv({ dynamodb: backend.endpoint, table: backend.table });
   token = ((await import('#functions/oauth/token.js')) as { handler: Handler }).handler;
   me = ((await import('#functions/account/users-me.js')) as { handler: Handler }).handler;
-  platform = { oauthServer: (await import('#lib/platform/oauth-server.js')).oauthServer, tokenStore: (await import('#lib/platform/auth.js')).tokenStore };
+  platform = { oauthServer: (await import('#lib/wiring/oauth-server.js')).oauthServer, tokenStore: (await import('#lib/wiring/auth.js')).tokenStore };
   const accounts = new Accounts(backend.store, { username: 'local', email: 'local@example.com', credits: 1_000_000 });
   userId = (await accounts.create({ email: 'ann@example.com', username: 'Ann', password: 'ann-password-123' })).user.id;
   const clients = new OAuthClients(backend.store);

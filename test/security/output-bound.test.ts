@@ -12,13 +12,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import { confinement } from '#lib/engines/confine.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import { runTool } from '#lib/engines/tool.js';
-import { taskPrefix } from '#lib/operations/types.js';
-import type { TaskRecord } from '#lib/tasks/model.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import { runTool } from '#lib/engines/core/tool.js';
+import { taskPrefix } from '#lib/file-api/operations/framework/types.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { commandOffered, engine, requires } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
 
@@ -130,7 +130,7 @@ describe('the bound while a tool runs (runTool)', () => {
 
   for (const many of [false, true]) {
     it(`kills a tool writing ${many ? 'many files' : 'one file'} past the bound before it is done, and says which setting`, async () => {
-      const { OutputBound } = await import('#lib/engines/output-bound.js');
+      const { OutputBound } = await import('#lib/engines/core/output-bound.js');
       const work = mkdtempSync(path.join(dir, 'engine-'));
       const bound = new OutputBound(work, config, new AbortController().signal);
       const err = await bound

@@ -4,9 +4,9 @@
  * process's peak RSS. Used by decompression-bombs.test.ts: `node --import tsx pdf-bomb-child.ts <file> [qpdf]`.
  */
 import path from 'node:path';
-import { parseEngineConfig } from '#lib/config.js';
-import { confinement } from '#lib/engines/confine.js';
-import { checkPdfPages } from '#lib/engines/limits.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { checkPdfPages } from '#lib/engines/core/limits.js';
 
 const [file, qpdf = '/nonexistent/qpdf'] = process.argv.slice(2);
 const limits = parseEngineConfig({ QPDF_PATH: qpdf });

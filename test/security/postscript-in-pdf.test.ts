@@ -11,11 +11,11 @@ import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdtempSync, readd
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import { setEngineRegistry, newEngineRegistry } from '#lib/operations/engines.js';
-import type * as Wasm from '#lib/engines/wasm.js';
-import { ApiError } from '#lib/errors.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import { setEngineRegistry, newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import type * as Wasm from '#lib/engines/core/wasm.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { requires, type Requirement, type Requirements } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from '../integration/engines-harness.js';
@@ -62,7 +62,7 @@ function logInput(file: string): void {
  * The shipped Ghostscript runs through runWasm in a child process: the same log, taken where the
  * engine's inputs and arguments are handed to that child.
  */
-vi.mock('#lib/engines/wasm.js', async (importOriginal) => {
+vi.mock('#lib/engines/core/wasm.js', async (importOriginal) => {
   const real = await importOriginal<typeof Wasm>();
   return {
     ...real,

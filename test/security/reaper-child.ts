@@ -6,7 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { reap } from '#lib/engines/reaper.js';
+import { reap } from '#lib/engines/core/reaper.js';
 
 const tmpDir = process.argv[2]!;
 writeFileSync(path.join(tmpDir, 'left-for-next-task.txt'), 'planted');

@@ -7,13 +7,13 @@
  * requests live are accepted. Whitelisted work still runs at 0 credits (test/integration/sandbox.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
-import { createLogger } from '#lib/log.js';
-import { OPERATIONS } from '#lib/operations/index.js';
-import { planJob, validateTask } from '#lib/tasks/plan.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { createLogger } from '#lib/kernel/log.js';
+import { OPERATIONS } from '#lib/file-api/operations/index.js';
+import { planJob, validateTask } from '#lib/file-api/tasks/plan.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startFilesBackend } from '../support/s3rver.js';
 import { RecordingQueue } from '../support/recording-queue.js';
@@ -172,7 +172,7 @@ describe('what the sandbox still takes', () => {
 describe('the sandbox rules cover every operation', () => {
   it('declares a rule for each operation, and refuses a name without one', async () => {
     // A separate module: its absence is this test's failure, not the file's.
-    const rules = await import('#lib/sandbox/operations.js');
+    const rules = await import('#lib/file-api/sandbox/operations.js');
     for (const op of OPERATIONS) expect(rules.SANDBOX_OPERATIONS[op.name], op.name).toBeDefined();
     expect(rules.sandboxProblem('some/new-operation', {})).toMatchObject({ field: 'operation' });
     // Imports are admitted because the runner checks their files: only import-step operations may say so.

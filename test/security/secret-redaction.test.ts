@@ -12,19 +12,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig, type Config } from '#lib/config.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig, type Config } from '#lib/kernel/config.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { exportUpload, importStaged, importUrl, PROCESSING_IMPLEMENTATIONS } from '../support/operations.js';
-import type { Implementation } from '#lib/operations/types.js';
-import type { TaskRecord } from '#lib/tasks/model.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { runTask } from '#lib/tasks/runner.js';
-import { Scheduler } from '#lib/tasks/scheduler.js';
-import { TaskService } from '#lib/tasks/service.js';
-import { TaskStore } from '#lib/tasks/store.js';
-import { WebhookNotifier } from '#lib/webhooks/events.js';
-import { WEBHOOK_EVENTS } from '#lib/webhooks/model.js';
-import { WebhookStore } from '#lib/webhooks/store.js';
+import type { Implementation } from '#lib/file-api/operations/framework/types.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { runTask } from '#lib/file-api/tasks/runner.js';
+import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import { TaskService } from '#lib/file-api/tasks/service.js';
+import { TaskStore } from '#lib/file-api/records/store.js';
+import { WebhookNotifier } from '#lib/file-api/webhooks/events.js';
+import { WEBHOOK_EVENTS } from '#lib/file-api/webhooks/model.js';
+import { WebhookStore } from '#lib/file-api/webhooks/store.js';
 import { closeBrowser } from '#lib/engines/chrome/browser.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
@@ -122,7 +122,7 @@ beforeAll(async () => {
 
   // The task GET endpoint, as a cold start loads it, with its log lines on stdout.
   useLocalEnv({ dynamodb: state.endpoint, table: state.table, s3: files.endpoint, LOG_LEVEL: 'debug' });
-  const [{ apiKeys }, { handler }] = await Promise.all([import('#lib/http/file-api.js'), import('#functions/tasks/get.js')]);
+  const [{ apiKeys }, { handler }] = await Promise.all([import('#lib/wiring/file-api.js'), import('#functions/tasks/get.js')]);
   apiKey = (await apiKeys().create({ scopes: ['task.read'] })).key;
   getTask = async (id) => {
     const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -270,7 +270,7 @@ describe('secrets never leave a task', () => {
 
 describe('one redaction rule', () => {
   it('hides every header value but a small safe set, at any depth, and keeps what is not secret', async () => {
-    const { redactValue } = await import('#lib/redact.js');
+    const { redactValue } = await import('#lib/kernel/redact.js');
     const shown = redactValue({
       url: secretUrl('example.com'),
       headers: { ...secretHeaders(), 'X-Request-Mode': 'fast', 'Content-Type': 'text/plain', 'User-Agent': 'agent/1' },
@@ -292,7 +292,7 @@ describe('one redaction rule', () => {
   });
 
   it('hides user-info in every form a URL parser reads as one: tabs and newlines inside, no or backward slashes after the scheme', async () => {
-    const { redactText, redactValue, secretValues } = await import('#lib/redact.js');
+    const { redactText, redactValue, secretValues } = await import('#lib/kernel/redact.js');
     const forms = [
       `https://user:${SECRET.tabHead}\t${SECRET.tabTail}@host.test/p`,
       `https://user:${SECRET.tabHead}\n${SECRET.tabTail}@host.test/p`,
@@ -311,7 +311,7 @@ describe('one redaction rule', () => {
   });
 
   it('hides credentials written as header lines, printed objects and name=scheme pairs, and parameters whose names are percent-encoded', async () => {
-    const { redactText } = await import('#lib/redact.js');
+    const { redactText } = await import('#lib/kernel/redact.js');
     const texts = [
       `request failed\nAuthorization: Token ${SECRET.bearer}\nAccept: */*`,
       `x-api-key: ${SECRET.custom}`,
@@ -332,7 +332,7 @@ describe('one redaction rule', () => {
   });
 
   it('hides URL credentials inside free text, whatever surrounds them', async () => {
-    const { redactText } = await import('#lib/redact.js');
+    const { redactText } = await import('#lib/kernel/redact.js');
     const texts = [
       `net::ERR_CONNECTION_REFUSED at ${secretUrl('127.0.0.1:9')}`,
       `failed (${secretUrl('host.test')}), giving up`,

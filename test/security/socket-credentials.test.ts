@@ -8,17 +8,17 @@
  * so its short credential cache is stepped over without waiting.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Accounts } from '#lib/auth/accounts.js';
-import { Credentials } from '#lib/auth/credentials.js';
-import { ApiKeys } from '#lib/auth/keys.js';
-import { SocketConnections } from '#lib/events/connections.js';
-import { EventPublisher } from '#lib/events/publisher.js';
-import { onFrame, pingAll } from '#lib/events/socket-server.js';
-import { createLogger } from '#lib/log.js';
-import { OAuthClients } from '#lib/oauth/clients.js';
-import { TokenStore } from '#lib/oauth/tokens.js';
-import type { Item, StateStore } from '#lib/state/port.js';
-import type { JobRecord } from '#lib/tasks/model.js';
+import { Accounts } from '#lib/access/auth/accounts.js';
+import { Credentials } from '#lib/http/credentials.js';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { SocketConnections } from '#lib/file-api/events/connections.js';
+import { EventPublisher } from '#lib/file-api/events/publisher.js';
+import { onFrame, pingAll } from '#lib/file-api/events/socket-server.js';
+import { createLogger } from '#lib/kernel/log.js';
+import { OAuthClients } from '#lib/access/oauth/clients.js';
+import { TokenStore } from '#lib/access/oauth/tokens.js';
+import type { Item, StateStore } from '#lib/adapters/state/port.js';
+import type { JobRecord } from '#lib/file-api/records/model.js';
 import { startStateBackend } from '../support/dynalite.js';
 
 const log = createLogger({}, { level: 'silent' } as never);

@@ -7,9 +7,9 @@
  * management API is a recorder and the ping's clock is injected.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SocketConnections } from '#lib/events/connections.js';
-import { pingAll } from '#lib/events/socket-server.js';
-import { createLogger } from '#lib/log.js';
+import { SocketConnections } from '#lib/file-api/events/connections.js';
+import { pingAll } from '#lib/file-api/events/socket-server.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { startStateBackend } from '../support/dynalite.js';
 
 const log = createLogger({}, { level: 'silent' } as never);

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '#lib/files/s3.js';
-import { startS3Front, type S3Front } from '#lib/local/s3-front.js';
+import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { startS3Front, type S3Front } from '../../local/s3-front.js';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const BUCKET = 'signed';

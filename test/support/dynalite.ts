@@ -2,9 +2,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
-import { DynamoStateStore } from '#lib/state/dynamodb.js';
-import { ensureStateTable } from '#lib/state/table.js';
-import { keepIdleConnections } from '#lib/local/idle.js';
+import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
+import { ensureStateTable } from '#lib/adapters/state/table.js';
+import { keepIdleConnections } from '../../local/idle.js';
 
 export async function startStateBackend(table = 'state') {
   const server = keepIdleConnections(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));

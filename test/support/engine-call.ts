@@ -1,17 +1,17 @@
 /**
- * An engine call built by hand, laid out as the task runner lays it out (lib/operations/engine-task.ts):
+ * An engine call built by hand, laid out as the task runner lays it out (lib/file-api/operations/engine-task.ts):
  * a work folder per task holding the inputs (`in/`) and one folder per call (`call-1/`, its outputs in
  * `out/`), tools confined to the work folder. For tests that call an engine handler directly.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseConfig, parseEngineConfig } from '#lib/config.js';
-import type { EngineCall, LocalFile } from '#lib/engines/call.js';
-import { confinement } from '#lib/engines/confine.js';
-import type { EngineRegistry } from '#lib/engines/registry.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
-import { createLogger } from '#lib/log.js';
+import { parseConfig, parseEngineConfig } from '#lib/kernel/config.js';
+import type { EngineCall, LocalFile } from '#lib/engines/core/call.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import type { EngineRegistry } from '#lib/engines/core/registry.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { createLogger } from '#lib/kernel/log.js';
 import { TEST_CONFIG_ENV } from './recording-queue.js';
 
 export interface TestInput {

@@ -1,8 +1,8 @@
 /** Export URLs and upload forms for services built by hand in tests: a random signing key, forms for an hour. */
 import { randomBytes } from 'node:crypto';
-import { DownloadUrlSigner } from '#lib/files/download-urls.js';
-import type { FileStore } from '#lib/files/port.js';
-import { TaskLinks } from '#lib/tasks/links.js';
+import { DownloadUrlSigner } from '#lib/adapters/file-store/download-urls.js';
+import type { FileStore } from '#lib/adapters/file-store/port.js';
+import { TaskLinks } from '#lib/file-api/tasks/links.js';
 
 export function testLinks(files: FileStore, opts: { maxUploadBytes?: number } = {}) {
   const signer = new DownloadUrlSigner(randomBytes(32));

@@ -1,5 +1,5 @@
 /** A state store that reports each method call (name and arguments) before passing it on, for tests that count round trips. */
-import type { StateStore } from '#lib/state/port.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 
 export function observedState(inner: StateStore, onCall: (method: string, args: unknown[]) => void): StateStore {
   return new Proxy(inner, {

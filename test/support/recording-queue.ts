@@ -1,5 +1,5 @@
 /** A queue port that records what is sent, so tests can deliver messages by hand. */
-import type { Queue, QueueName } from '#lib/queue/port.js';
+import type { Queue, QueueName } from '#lib/adapters/queue/port.js';
 
 export class RecordingQueue implements Queue {
   sent: Array<{ queue: QueueName; message: any; delaySeconds?: number }> = [];

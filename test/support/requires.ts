@@ -19,12 +19,12 @@
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, inject, it, TestRunner, type TestContext } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import { confinement } from '#lib/engines/confine.js';
-import { findExecutable } from '#lib/engines/probe.js';
-import type { EngineRegistry } from '#lib/engines/registry.js';
-import { engineAdvice, SYSTEM_TOOLS, type SystemToolName } from '#lib/local/engine-setup.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { findExecutable } from '#lib/engines/core/probe.js';
+import type { EngineRegistry } from '#lib/engines/core/registry.js';
+import { engineAdvice, SYSTEM_TOOLS, type SystemToolName } from '../../local/engine-setup.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 
 /** `REQUIRE_ALL_TOOLS=1`: a missing tool fails its tests instead of skipping them. Read once. */
 export const REQUIRE_ALL_TOOLS = process.env.REQUIRE_ALL_TOOLS === '1';
@@ -46,7 +46,7 @@ export function tool(name: SystemToolName): Requirement {
 }
 
 /**
- * The `command` operation offered here: only under full confinement (lib/engines/confine.ts, bubblewrap
+ * The `command` operation offered here: only under full confinement (lib/engines/core/confine.ts, bubblewrap
  * that works on this machine), as `npm start` would decide.
  */
 export function commandOffered(): Requirement {

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { createS3Client, S3FileStore } from '#lib/files/s3.js';
-import { freePort } from '#lib/local/platform.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { freePort } from '../../local/platform.js';
 
 export async function startFilesBackend(bucket = 'files') {
   const directory = mkdtempSync(path.join(tmpdir(), 's3rver-'));

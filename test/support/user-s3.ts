@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { createS3Client } from '#lib/files/s3.js';
-import { verifySigV4 } from '#lib/local/sigv4.js';
+import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { verifySigV4 } from '../../local/sigv4.js';
 
 const require = createRequire(import.meta.url);
 const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account.js') as {

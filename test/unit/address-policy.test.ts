@@ -3,7 +3,7 @@
  * IPv4 address, the relaxation switches, and URL checks whose errors never echo credentials.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import {
   assertPublicAddress,
   blockReason,
@@ -13,7 +13,7 @@ import {
   ForbiddenAddressError,
   parseHost,
   type BlockReason,
-} from '#lib/net/address-policy.js';
+} from '#lib/adapters/net/address-policy.js';
 
 /** The error a function throws (fails the test if it returns). */
 function thrown(fn: () => unknown): Error {

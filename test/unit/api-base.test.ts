@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiBaseOf, apiUrlOf, LIVE_BASE } from '#lib/http/api-base.js';
-import { parseConfig } from '#lib/config.js';
+import { parseConfig } from '#lib/kernel/config.js';
 import { unmatched } from '../../functions/fallback/not-found.js';
 
 const minimal = { STATE_TABLE: 't', FILES_BUCKET: 'b', IMPORT_QUEUE: 'i', PROCESS_QUEUE: 'p', EXPORT_QUEUE: 'e', OPERATIONS_QUEUE: 'o', WEBHOOKS_QUEUE: 'w' };

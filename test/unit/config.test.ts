@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '#lib/config.js';
+import { ConfigError, parseConfig } from '#lib/kernel/config.js';
 
 const minimal = {
   STATE_TABLE: 't',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
-import { CreatureCatalog, MAX_PAGE_SIZE, creatureCatalog, creatureId } from '#lib/creatures/catalog.js';
-import type { CreatureRecord } from '#lib/creatures/model.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { CreatureCatalog, MAX_PAGE_SIZE, creatureCatalog, creatureId } from '#lib/graphql/creatures/catalog.js';
+import type { CreatureRecord } from '#lib/graphql/creatures/model.js';
 
 const catalog = creatureCatalog();
 const names = (records: CreatureRecord[]) => records.map((r) => r.name);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { CreatureFile, CreatureRecord } from '#lib/creatures/model.js';
+import type { CreatureFile, CreatureRecord } from '#lib/graphql/creatures/model.js';
 import { OUTPUT_PATH, generateCreatures, renderCreatureFile } from '../../scripts/creatures/generate.js';
 import { ATTACKS, CHART, HAND_FAMILIES, SEED, TYPES, defensiveProfile, effectiveness, type TypeName } from '../../scripts/creatures/tables.js';
 

@@ -1,13 +1,13 @@
 /** What tasks cost and what they pay: the reservation from the operations' definitions, the settlement rules, the balance as shown. */
 import { describe, expect, it } from 'vitest';
-import { CHARGED_FAILURES, chargeOf, creditsView, parseBalance, UNLIMITED_CREDITS_SHOWN } from '#lib/account/credits.js';
-import { parseEngineConfig } from '#lib/config.js';
-import { ENGINES } from '#lib/engines/catalog.js';
-import { minimumCredits, reservationFor } from '#lib/operations/credits.js';
-import { newEngineRegistry } from '#lib/operations/engines.js';
-import { operationDefinition } from '#lib/operations/index.js';
-import type { InputFile } from '#lib/operations/types.js';
-import type { TaskRecord } from '#lib/tasks/model.js';
+import { CHARGED_FAILURES, chargeOf, creditsView, parseBalance, UNLIMITED_CREDITS_SHOWN } from '#lib/file-api/account/credits.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { ENGINES } from '#lib/engines/core/catalog.js';
+import { minimumCredits, reservationFor } from '#lib/file-api/operations/framework/credits.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { operationDefinition } from '#lib/file-api/operations/index.js';
+import type { InputFile } from '#lib/file-api/operations/framework/types.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
 
 /** Every engine installed (LibreOffice with Writer), whatever this machine has. */
 const registry = newEngineRegistry(

@@ -1,7 +1,7 @@
 /** The service's own signed download URLs: names in paths, signatures, expiry, the signing key. */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/config.js';
-import { DownloadUrlSigner, downloadPath, urlSafeName } from '#lib/files/download-urls.js';
+import { parseConfig } from '#lib/kernel/config.js';
+import { DownloadUrlSigner, downloadPath, urlSafeName } from '#lib/adapters/file-store/download-urls.js';
 import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
 
 const key = Buffer.alloc(32, 7);

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import { BUNDLED_VERSIONS, ENGINES, type EngineDescriptor } from '#lib/engines/catalog.js';
-import { ENGINE_FAMILY_OF, FAMILY_QUEUES, PACKAGED } from '#lib/engines/families.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import { BUNDLED_VERSIONS, ENGINES, type EngineDescriptor } from '#lib/engines/core/catalog.js';
+import { ENGINE_FAMILY_OF, FAMILY_QUEUES, PACKAGED } from '#lib/engines/core/families.js';
+import { EngineRegistry } from '#lib/engines/core/registry.js';
 import { runs as chromiumRuns } from '#functions/tasks/process-chromium-step.js';
 import { runs as imageRuns } from '#functions/tasks/process-image-step.js';
 import { runs as mediaRuns } from '#functions/tasks/process-media-step.js';
 import { runs as officeRuns } from '#functions/tasks/process-office-step.js';
 import { runs as pdfRuns } from '#functions/tasks/process-pdf-step.js';
-import type { FamilyRun } from '#lib/operations/define.js';
-import { engineOffers } from '#lib/operations/engines.js';
+import type { FamilyRun } from '#lib/file-api/operations/framework/define.js';
+import { engineOffers } from '#lib/file-api/operations/engines.js';
 
 const FAMILY_RUNS = [...imageRuns, ...mediaRuns, ...pdfRuns, ...chromiumRuns, ...officeRuns] as unknown as FamilyRun[];
 const familyOfEngine = (engine: string) => (ENGINE_FAMILY_OF as Record<string, string>)[engine];
-import type { TaskRecord } from '#lib/tasks/model.js';
-import { processQueueOf } from '#lib/tasks/routing.js';
+import type { TaskRecord } from '#lib/file-api/records/model.js';
+import { processQueueOf } from '#lib/file-api/operations/routing.js';
 
 /** The real engines, every one installed in version 1.0, without probing this machine. */
 const everywhere: EngineDescriptor[] = ENGINES.map((d) => ({ ...d, detect: () => ({ versions: [{ version: '1.0' }], features: ['writer'] }) }));
@@ -30,7 +30,7 @@ const input = (...filenames: string[]) => [{ result: { files: filenames.map((fil
 
 describe('engine families', () => {
   it('put every engine of the catalog in one family whose process function has a handler for each of its operations', () => {
-    for (const engine of ENGINES) expect(familyOfEngine(engine.name), `${engine.name} has no family (lib/engines/families.ts)`).toBeDefined();
+    for (const engine of ENGINES) expect(familyOfEngine(engine.name), `${engine.name} has no family (lib/engines/core/families.ts)`).toBeDefined();
     for (const cap of engineOffers().capabilities) {
       const family = familyOfEngine(cap.engine);
       const run = FAMILY_RUNS.find((r) => r.family === family && r.definition.name === cap.operation);

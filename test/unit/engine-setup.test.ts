@@ -1,12 +1,12 @@
 import { describe, expect, it, TestRunner } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import type { EngineDescriptor } from '#lib/engines/catalog.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import type { EngineDescriptor } from '#lib/engines/core/catalog.js';
+import { EngineRegistry } from '#lib/engines/core/registry.js';
 
 /** Every engine below converts docx to pdf: the banner is about engines, not what they do. */
 const offers = (names: string[]) => ({ capabilities: names.map((engine) => ({ engine, operation: 'convert', inputs: ['docx'], outputs: ['pdf'], options: [] })), order: {} });
-import { confinement } from '#lib/engines/confine.js';
-import { confinementBannerLine, engineAdvice, engineBannerLines } from '#lib/local/engine-setup.js';
+import { confinement } from '#lib/engines/core/confine.js';
+import { confinementBannerLine, engineAdvice, engineBannerLines } from '../../local/engine-setup.js';
 import { engine, OptionalBuild, requires, type SkipRecord } from '../support/requires.js';
 import { skipSummary } from '../support/tool-skips.js';
 

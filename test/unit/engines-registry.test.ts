@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseEngineConfig } from '#lib/config.js';
-import { BUNDLED_VERSIONS, type EngineDescriptor } from '#lib/engines/catalog.js';
-import { compareVersions, EngineChoiceError, EngineRegistry, versionMatches, type Capability } from '#lib/engines/registry.js';
-import { engineOffers, newEngineRegistry } from '#lib/operations/engines.js';
-import { operationDefinition, OPERATIONS } from '#lib/operations/index.js';
+import { ConfigError, parseEngineConfig } from '#lib/kernel/config.js';
+import { BUNDLED_VERSIONS, type EngineDescriptor } from '#lib/engines/core/catalog.js';
+import { compareVersions, EngineChoiceError, EngineRegistry, versionMatches, type Capability } from '#lib/engines/core/registry.js';
+import { engineOffers, newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { operationDefinition, OPERATIONS } from '#lib/file-api/operations/index.js';
 import { PROCESSING_IMPLEMENTATIONS } from '../support/operations.js';
 
 const settings = (env: Record<string, string> = {}) => parseEngineConfig(env);

@@ -13,8 +13,8 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { FileNotFoundError } from '#lib/files/port.js';
-import { S3FileStore, S3_COPY_OBJECT_MAX_BYTES } from '#lib/files/s3.js';
+import { FileNotFoundError } from '#lib/adapters/file-store/port.js';
+import { S3FileStore, S3_COPY_OBJECT_MAX_BYTES } from '#lib/adapters/file-store/s3.js';
 
 interface Sent {
   name: string;

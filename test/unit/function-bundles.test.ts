@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { GRAPHIQL_ASSETS_DIR } from '#lib/graphql/graphiql-assets.js';
+import { GRAPHIQL_ASSETS_DIR } from '#lib/graphql/server/graphiql-assets.js';
 
 interface ServiceYaml {
   custom: { esbuild: Record<string, any> };
@@ -77,7 +77,7 @@ describe('function bundles', () => {
 
   it('take AWS credentials from the environment only: no profile, SSO, web-identity or metadata providers', async () => {
     const { inputs } = await bundleOf('functions/tasks/get.ts');
-    expect(inputs).toContain('lib/platform/lambda-credentials.ts');
+    expect(inputs).toContain('lib/wiring/lambda-credentials.ts');
     const present = [...packages(inputs).keys()];
     for (const absent of [
       '@aws-sdk/credential-provider-node',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '#lib/errors.js';
+import type { ApiError } from '#lib/kernel/errors.js';
 import { listPage, pageSizeOf, parseOrderBy, type ListRequest } from '#lib/google/list.js';
 import type { FieldSchema } from '#lib/google/filter.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '#lib/errors.js';
+import type { ApiError } from '#lib/kernel/errors.js';
 import { applyMask, parseUpdateMask } from '#lib/google/migration/mask.js';
 import { COLLECTOR_MUTABLE, type Collector } from '#lib/google/migration/model.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidKeyInputError, parseScopes } from '#lib/auth/keys.js';
-import { FILE_API_SCOPES, GOOGLE_SCOPES, SCOPES } from '#lib/auth/scopes.js';
+import { InvalidKeyInputError, parseScopes } from '#lib/access/auth/keys.js';
+import { FILE_API_SCOPES, GOOGLE_SCOPES, SCOPES } from '#lib/access/auth/scopes.js';
 
 describe('API key scopes', () => {
   it('holds the file API scopes and the Google OAuth scopes', () => {

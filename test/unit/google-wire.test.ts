@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
+import { ApiError } from '#lib/kernel/errors.js';
 import { anyOf, googleJson, parseTimestampNanos, ProtoEnum, timestamp, wireOf } from '#lib/google/wire.js';
 
 const wire = (q: string) => wireOf(new URLSearchParams(q));

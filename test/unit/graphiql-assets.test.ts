@@ -4,14 +4,14 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#lib/log.js';
-import { buildGraphiqlAssets, graphiqlAssetContents, installedGraphiqlVersion } from '#lib/graphql/graphiql-assets-build.js';
+import { createLogger } from '#lib/kernel/log.js';
+import { buildGraphiqlAssets, graphiqlAssetContents, installedGraphiqlVersion } from '#lib/graphql/server/graphiql-assets-build.js';
 import {
   createAssetsHandler,
   GRAPHIQL_ASSET_FILES,
   GRAPHIQL_ASSET_VERSION,
   pickEncoding,
-} from '#lib/graphql/graphiql-assets.js';
+} from '#lib/graphql/server/graphiql-assets.js';
 
 const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import { buildSchema, parse, type OperationDefinitionNode, type FragmentDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { operationCost, type CostOptions } from '#lib/graphql/cost.js';
+import { operationCost, type CostOptions } from '#lib/graphql/server/cost.js';
 
 const schema = buildSchema(`
   type Query { items(first: Int): [Item!]! item: Item }

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createCreatureYoga } from '#lib/creatures/yoga.js';
-import { createLogger } from '#lib/log.js';
-import type { StateStore } from '#lib/state/port.js';
-import { GRAPHIQL_ASSET_VERSION } from '#lib/graphql/graphiql-assets.js';
-import { lambdaHandler, type FetchServer, type LambdaServerContext } from '#lib/graphql/lambda.js';
+import { createCreatureYoga } from '#lib/graphql/creatures/yoga.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
+import { GRAPHIQL_ASSET_VERSION } from '#lib/graphql/server/graphiql-assets.js';
+import { lambdaHandler, type FetchServer, type LambdaServerContext } from '#lib/graphql/server/lambda.js';
 
 /** Creature queries never touch the store; this one fails loudly if anything does. */
 const noStore = new Proxy({} as StateStore, {

@@ -1,4 +1,4 @@
-import type * as Resolvers from '#lib/creatures/resolvers.js';
+import type * as Resolvers from '#lib/graphql/creatures/resolvers.js';
 import {
   buildSchema,
   isEnumType,
@@ -9,9 +9,9 @@ import {
   isSpecifiedScalarType,
 } from 'graphql';
 import { describe, expect, it, vi } from 'vitest';
-import { resolvers } from '#lib/creatures/resolvers.js';
-import { typeDefs } from '#lib/creatures/schema.js';
-import { RootResolverError, assertRootResolvers } from '#lib/graphql/root-resolvers.js';
+import { resolvers } from '#lib/graphql/creatures/resolvers.js';
+import { typeDefs } from '#lib/graphql/creatures/schema.js';
+import { RootResolverError, assertRootResolvers } from '#lib/graphql/server/root-resolvers.js';
 
 describe('root resolvers', () => {
   it('match the schema: every Query and Mutation field has a resolver of the same name', () => {
@@ -43,16 +43,16 @@ describe('root resolvers', () => {
 
   it('are checked when the server is built, so a function with a missing resolver fails at cold start', async () => {
     vi.resetModules();
-    vi.doMock('#lib/creatures/resolvers.js', async (importOriginal) => {
+    vi.doMock('#lib/graphql/creatures/resolvers.js', async (importOriginal) => {
       const real = await importOriginal<typeof Resolvers>();
       const { getMessage: _dropped, ...Query } = real.Query;
       return { ...real, resolvers: { ...real.resolvers, Query } };
     });
     try {
-      const { createCreatureYoga } = await import('#lib/creatures/yoga.js');
+      const { createCreatureYoga } = await import('#lib/graphql/creatures/yoga.js');
       expect(() => createCreatureYoga({ store: {} as never })).toThrow(/type Query declares getMessage but there is no resolver named Query\.getMessage/);
     } finally {
-      vi.doUnmock('#lib/creatures/resolvers.js');
+      vi.doUnmock('#lib/graphql/creatures/resolvers.js');
       vi.resetModules();
     }
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
-import { deriveJobStatus } from '#lib/tasks/model.js';
-import { findCycle, planJob } from '#lib/tasks/plan.js';
-import { HIDDEN } from '#lib/redact.js';
-import { redactPayload } from '#lib/tasks/secrets.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { deriveJobStatus } from '#lib/file-api/records/model.js';
+import { findCycle, planJob } from '#lib/file-api/tasks/plan.js';
+import { HIDDEN } from '#lib/kernel/redact.js';
+import { redactPayload } from '#lib/file-api/records/secrets.js';
 
 function fieldsOf(body: unknown): Record<string, string[]> {
   try {

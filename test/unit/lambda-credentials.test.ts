@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultProvider } from '#lib/platform/lambda-credentials.js';
+import { defaultProvider } from '#lib/wiring/lambda-credentials.js';
 
 const NAMES = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE'] as const;
 const saved = Object.fromEntries(NAMES.map((n) => [n, process.env[n]]));

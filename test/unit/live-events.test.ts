@@ -1,19 +1,19 @@
 /**
- * Live events (lib/events): the socket.io framing the SDK's client speaks, the channel names, who may
+ * Live events (lib/file-api/events): the socket.io framing the SDK's client speaks, the channel names, who may
  * subscribe to what, the open packet's retries, and what the publisher sends (and does not do when
  * nobody listens).
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { Credential } from '#lib/auth/credentials.js';
-import { hashKey } from '#lib/auth/keys.js';
-import { parseChannel, taskChannels } from '#lib/events/channels.js';
-import type { SubscriptionRecord } from '#lib/events/connections.js';
-import { connectedFrame, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame } from '#lib/events/protocol.js';
-import { EventPublisher } from '#lib/events/publisher.js';
-import { hello, onFrame } from '#lib/events/socket-server.js';
-import { authorizeSubscription } from '#lib/events/subscribe.js';
-import { createLogger } from '#lib/log.js';
-import type { JobRecord, TaskRecord } from '#lib/tasks/model.js';
+import type { Credential } from '#lib/http/credentials.js';
+import { hashKey } from '#lib/access/auth/keys.js';
+import { parseChannel, taskChannels } from '#lib/file-api/events/channels.js';
+import type { SubscriptionRecord } from '#lib/file-api/events/connections.js';
+import { connectedFrame, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame } from '#lib/file-api/events/protocol.js';
+import { EventPublisher } from '#lib/file-api/events/publisher.js';
+import { hello, onFrame } from '#lib/file-api/events/socket-server.js';
+import { authorizeSubscription } from '#lib/file-api/events/subscribe.js';
+import { createLogger } from '#lib/kernel/log.js';
+import type { JobRecord, TaskRecord } from '#lib/file-api/records/model.js';
 
 const log = createLogger({}, { level: 'silent' } as never);
 

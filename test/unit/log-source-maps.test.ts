@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#lib/log.js';
+import { createLogger } from '#lib/kernel/log.js';
 
 let dir: string;
 let bundle: string;

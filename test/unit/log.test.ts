@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '#lib/log.js';
+import { createLogger } from '#lib/kernel/log.js';
 
 describe('structured logs', () => {
   it('writes one JSON line per event with bound context, and redacts secrets', () => {

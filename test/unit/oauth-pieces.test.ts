@@ -4,13 +4,13 @@
  * credentials, CSRF tokens and session cookies, and escaping on the pages.
  */
 import { describe, expect, it } from 'vitest';
-import { checkAuthorizationRequest } from '#lib/oauth/authorization-request.js';
-import { clientCredentials } from '#lib/oauth/client-auth.js';
-import type { ClientRecord, OAuthClients } from '#lib/oauth/clients.js';
-import { checkPkce } from '#lib/oauth/pkce.js';
-import { checkRedirectUri, matchRedirectUri } from '#lib/oauth/redirect-uris.js';
-import { parseScopeParam } from '#lib/oauth/scopes.js';
-import type { Item, StateStore } from '#lib/state/port.js';
+import { checkAuthorizationRequest } from '#lib/access/oauth/authorization-request.js';
+import { clientCredentials } from '#lib/access/oauth/client-auth.js';
+import type { ClientRecord, OAuthClients } from '#lib/access/oauth/clients.js';
+import { checkPkce } from '#lib/access/oauth/pkce.js';
+import { checkRedirectUri, matchRedirectUri } from '#lib/access/oauth/redirect-uris.js';
+import { parseScopeParam } from '#lib/access/oauth/scopes.js';
+import type { Item, StateStore } from '#lib/adapters/state/port.js';
 import { html } from '#lib/web/html.js';
 import { cookieOf, csrfMatches, Sessions } from '#lib/web/session.js';
 

@@ -1,16 +1,16 @@
 import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
-import { parseEngineConfig } from '#lib/config.js';
-import type { EngineDescriptor } from '#lib/engines/catalog.js';
-import { parseTimestamp } from '#lib/engines/ffmpeg.js';
-import { formatOfFilename, normalizeFormat, sniffFormat } from '#lib/engines/formats.js';
-import { selectPages, standardFont } from '#lib/engines/pdf.js';
-import { EngineRegistry } from '#lib/engines/registry.js';
-import { fontDescription, placement } from '#lib/engines/sharp.js';
-import { ApiError } from '#lib/errors.js';
-import { discover, optionView } from '#lib/operations/discovery.js';
-import { outputNames } from '#lib/operations/engine-task.js';
-import { planJob, validateTask } from '#lib/tasks/plan.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
+import type { EngineDescriptor } from '#lib/engines/core/catalog.js';
+import { parseTimestamp } from '#lib/engines/media/ffmpeg.js';
+import { formatOfFilename, normalizeFormat, sniffFormat } from '#lib/engines/core/formats.js';
+import { selectPages, standardFont } from '#lib/engines/pdf/pdf.js';
+import { EngineRegistry } from '#lib/engines/core/registry.js';
+import { fontDescription, placement } from '#lib/engines/image/sharp.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { discover, optionView } from '#lib/file-api/operations/discovery.js';
+import { outputNames } from '#lib/file-api/operations/engine-task.js';
+import { planJob, validateTask } from '#lib/file-api/tasks/plan.js';
 
 function fieldsOf(tasks: Record<string, unknown>): Record<string, string[]> {
   try {

@@ -1,6 +1,6 @@
 /** Password hashing: scrypt, salted, parameters stored with the hash, checked in constant time. */
 import { describe, expect, it } from 'vitest';
-import { generatePassword, hashPassword, passwordProblem, SCRYPT_PARAMS, verifyPassword } from '#lib/auth/passwords.js';
+import { generatePassword, hashPassword, passwordProblem, SCRYPT_PARAMS, verifyPassword } from '#lib/access/auth/passwords.js';
 
 // Cheap parameters where the test is about the format, not the cost.
 const FAST = { N: 2 ** 10, r: 8, p: 1 };

@@ -1,6 +1,6 @@
-/** The passwords of the pdf/… operations are secrets by their names (lib/redact.ts). */
+/** The passwords of the pdf/… operations are secrets by their names (lib/kernel/redact.ts). */
 import { describe, expect, it } from 'vitest';
-import { HIDDEN, redactText, redactValue, secretValues } from '#lib/redact.js';
+import { HIDDEN, redactText, redactValue, secretValues } from '#lib/kernel/redact.js';
 
 describe('pdf/encrypt and pdf/decrypt passwords', () => {
   const payload = { operation: 'pdf/encrypt', password: 'old pass 1', set_password: 'open me 22', set_owner_password: 'owner 333', allow_print: false, pages: '1-3' };

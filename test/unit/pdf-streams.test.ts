@@ -10,8 +10,8 @@ import path from 'node:path';
 import { constants, deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodingChain, type FilterSpec, type Stage } from '#lib/engines/pdf-filters.js';
-import { checkPdfDecodedSize } from '#lib/engines/pdf-streams.js';
+import { decodingChain, type FilterSpec, type Stage } from '#lib/engines/core/pdf-filters.js';
+import { checkPdfDecodedSize } from '#lib/engines/core/pdf-streams.js';
 
 class Capture implements Stage {
   parts: Buffer[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { batches, MAX_MESSAGE_BYTES } from '#lib/queue/sqs.js';
+import { batches, MAX_MESSAGE_BYTES } from '#lib/adapters/queue/sqs.js';
 
 describe('SQS batches', () => {
   it('groups at most 10 messages and 256 KiB per batch, in order', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '#lib/config.js';
-import { AddressTableError, parseAddressTable, regionOfAddress } from '#lib/regions/address-table.js';
-import { chooseRegion } from '#lib/regions/choice.js';
-import { parseFixedRegion, RegionInputError } from '#lib/regions/user-region.js';
+import { ConfigError, parseConfig } from '#lib/kernel/config.js';
+import { AddressTableError, parseAddressTable, regionOfAddress } from '#lib/kernel/address-table.js';
+import { chooseRegion } from '#lib/access/regions/choice.js';
+import { parseFixedRegion, RegionInputError } from '#lib/access/regions/user-region.js';
 
 const minimal = { STATE_TABLE: 't', FILES_BUCKET: 'files', IMPORT_QUEUE: 'i', PROCESS_QUEUE: 'p', EXPORT_QUEUE: 'e', OPERATIONS_QUEUE: 'o', WEBHOOKS_QUEUE: 'w' };
 const REGIONS = ['eu-central', 'us-east'];

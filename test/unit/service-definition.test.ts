@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '#functions/fallback/routes.js';
-import { ENGINE_FAMILIES, FAMILY_QUEUES, type EngineFamily } from '#lib/engines/families.js';
-import { localQueueName, readServiceDefinition } from '#lib/local/service-definition.js';
+import { ENGINE_FAMILIES, FAMILY_QUEUES, type EngineFamily } from '#lib/engines/core/families.js';
+import { localQueueName, readServiceDefinition } from '../../local/service-definition.js';
 
 const definition = readServiceDefinition('serverless.yml');
 

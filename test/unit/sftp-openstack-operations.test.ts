@@ -1,10 +1,10 @@
 /** `import/sftp`, `export/sftp`, `import/openstack`, `export/openstack` without the network: registration, schemas, secrets. */
 import { describe, expect, it } from 'vitest';
-import { operationDefinition } from '#lib/operations/index.js';
-import { exportNames } from '#lib/operations/storage-transfer.js';
-import { hideSecrets, secretValues } from '#lib/redact.js';
-import { validateTask } from '#lib/tasks/plan.js';
-import { redactPayload } from '#lib/tasks/secrets.js';
+import { operationDefinition } from '#lib/file-api/operations/index.js';
+import { exportNames } from '#lib/file-api/operations/storage/storage-transfer.js';
+import { hideSecrets, secretValues } from '#lib/kernel/redact.js';
+import { validateTask } from '#lib/file-api/tasks/plan.js';
+import { redactPayload } from '#lib/file-api/records/secrets.js';
 import { EXPORTS, IMPORTS } from '../support/operations.js';
 
 const errorsOf = (op: string, args: Record<string, unknown>) => {

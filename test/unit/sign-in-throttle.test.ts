@@ -1,7 +1,7 @@
-/** The sign-in throttle's key and delays (lib/auth/sign-in-throttle.ts): per address (IPv6 by /64), growing, capped. */
+/** The sign-in throttle's key and delays (lib/access/auth/sign-in-throttle.ts): per address (IPv6 by /64), growing, capped. */
 import { describe, expect, it } from 'vitest';
-import { addressKey, SignInThrottle } from '#lib/auth/sign-in-throttle.js';
-import type { StateStore } from '#lib/state/port.js';
+import { addressKey, SignInThrottle } from '#lib/access/auth/sign-in-throttle.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 
 describe('sign-in throttle', () => {
   it('keys IPv4 by address and IPv6 by its /64, whatever the spelling', () => {

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import CloudConvert from 'cloudconvert';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '#lib/errors.js';
-import { decodeSignedJob, hmacMatches, MAX_SIGNED_JOB_BYTES, signedParameters, splitSignedQuery, verifiedUrl } from '#lib/signed-urls/wire.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { decodeSignedJob, hmacMatches, MAX_SIGNED_JOB_BYTES, signedParameters, splitSignedQuery, verifiedUrl } from '#lib/file-api/signed-urls/wire.js';
 
 const BASE = 'https://api.example.com/s/6f0c0f51-0000-4000-8000-000000000001';
 const SECRET = 'a-signing-secret-of-the-base';

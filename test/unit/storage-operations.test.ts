@@ -3,17 +3,17 @@ import { S3ServiceException } from '@aws-sdk/client-s3';
 import { RestError } from '@azure/storage-blob';
 import { ApiError } from '@google-cloud/storage';
 import { describe, expect, it } from 'vitest';
-import { operationDefinition } from '#lib/operations/index.js';
+import { operationDefinition } from '#lib/file-api/operations/index.js';
 import { EXPORTS } from '../support/operations.js';
-import { exportNames, formatName, hasPlaceholder, importEntry, storageFailure } from '#lib/operations/storage-transfer.js';
-import { TaskFailure, type OperationContext } from '#lib/operations/types.js';
-import { describeAzureError, containerUrl } from '#lib/storage/azure-blob.js';
-import { describeGcsError } from '#lib/storage/gcs.js';
-import { contentTypeOf } from '#lib/storage/mime.js';
-import { describeS3Error } from '#lib/storage/s3.js';
-import { planJob, validateTask } from '#lib/tasks/plan.js';
-import { hideSecrets, secretValues } from '#lib/redact.js';
-import { redactPayload } from '#lib/tasks/secrets.js';
+import { exportNames, formatName, hasPlaceholder, importEntry, storageFailure } from '#lib/file-api/operations/storage/storage-transfer.js';
+import { TaskFailure, type OperationContext } from '#lib/file-api/operations/framework/types.js';
+import { describeAzureError, containerUrl } from '#lib/adapters/user-storage/azure-blob.js';
+import { describeGcsError } from '#lib/adapters/user-storage/gcs.js';
+import { contentTypeOf } from '#lib/adapters/user-storage/mime.js';
+import { describeS3Error } from '#lib/adapters/user-storage/s3.js';
+import { planJob, validateTask } from '#lib/file-api/tasks/plan.js';
+import { hideSecrets, secretValues } from '#lib/kernel/redact.js';
+import { redactPayload } from '#lib/file-api/records/secrets.js';
 
 describe('object names', () => {
   it('formats printf placeholders: %d, zero padding, %%', () => {

@@ -1,12 +1,12 @@
 /**
- * The progress throttle (lib/tasks/progress.ts) under fake timers: what reaches the state store, and
+ * The progress throttle (lib/file-api/records/progress.ts) under fake timers: what reaches the state store, and
  * when, for reports that come faster than writes may go. And the small readers of tool output that
  * feed it (FFmpeg's `-progress` lines, Ghostscript's page messages).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { progressWriter, within } from '#lib/tasks/progress.js';
-import { inputDuration, progressLine } from '#lib/engines/ffmpeg.js';
-import { pageCounter } from '#lib/engines/ghostscript.js';
+import { progressWriter, within } from '#lib/file-api/records/progress.js';
+import { inputDuration, progressLine } from '#lib/engines/media/ffmpeg.js';
+import { pageCounter } from '#lib/engines/pdf/ghostscript.js';
 
 /** A store write that the test settles by hand. */
 function pendingWrites() {

@@ -3,11 +3,11 @@
  * tests/unit/responses): which fields a single task, a job's tasks and a list carry by default.
  */
 import { describe, expect, it } from 'vitest';
-import type { ShownLinks } from '#lib/tasks/links.js';
-import type { JobRecord, TaskRecord } from '#lib/tasks/model.js';
-import { jobView, parseInclude, singleTaskIncludes, taskView } from '#lib/tasks/views.js';
-import { planJob } from '#lib/tasks/plan.js';
-import { ApiError } from '#lib/errors.js';
+import type { ShownLinks } from '#lib/file-api/tasks/links.js';
+import type { JobRecord, TaskRecord } from '#lib/file-api/records/model.js';
+import { jobView, parseInclude, singleTaskIncludes, taskView } from '#lib/file-api/tasks/views.js';
+import { planJob } from '#lib/file-api/tasks/plan.js';
+import { ApiError } from '#lib/kernel/errors.js';
 
 const links: ShownLinks = { fileUrl: () => undefined, form: () => undefined } as unknown as ShownLinks;
 const base = 'https://api.example.com';

@@ -1,7 +1,7 @@
 /** The usage chart as the server renders it: one bar per day, heights by credits, axes, titles, escaping. */
 import { describe, expect, it } from 'vitest';
-import { renderUsageChart } from '#lib/account/usage-chart.js';
-import { usageReport } from '#lib/account/usage.js';
+import { renderUsageChart } from '#lib/file-api/account/usage-chart.js';
+import { usageReport } from '#lib/file-api/account/usage.js';
 
 describe('the usage chart', () => {
   const days = usageReport('2026-03-01', '2026-03-30', [

@@ -1,7 +1,7 @@
 /** The usage report: the range a request asks for, every day of it with its operations, the totals. */
 import { describe, expect, it } from 'vitest';
-import { usageRange, usageReport } from '#lib/account/usage.js';
-import { ApiError } from '#lib/errors.js';
+import { usageRange, usageReport } from '#lib/file-api/account/usage.js';
+import { ApiError } from '#lib/kernel/errors.js';
 
 const now = new Date('2026-03-10T15:00:00Z');
 const fieldsOf = (run: () => unknown): Record<string, string[]> | undefined => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { waitFor } from '#lib/tasks/job-response.js';
+import { waitFor } from '#lib/wiring/job-response.js';
 
 /** The synchronous wait endpoints poll the store: how soon they see an end, and how many reads a long wait costs. */
 describe('waitFor (the wait endpoints polling a job or task)', () => {

@@ -1,10 +1,10 @@
 /** Webhooks without the network: signatures as the SDK checks them, subscriptions, messages, views. */
 import CloudConvert from 'cloudconvert';
 import { describe, expect, it } from 'vitest';
-import { webhookMessage } from '#lib/webhooks/deliver.js';
-import { subscribes } from '#lib/webhooks/events.js';
-import { webhookView, type WebhookRecord } from '#lib/webhooks/model.js';
-import { signBody } from '#lib/webhooks/sign.js';
+import { webhookMessage } from '#lib/file-api/webhooks/deliver.js';
+import { subscribes } from '#lib/file-api/webhooks/events.js';
+import { webhookView, type WebhookRecord } from '#lib/file-api/webhooks/model.js';
+import { signBody } from '#lib/file-api/webhooks/sign.js';
 
 describe('webhook signatures', () => {
   it('are the hex HMAC-SHA256 of the exact body, as webhooks.verify checks them', () => {

@@ -16,13 +16,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Browser, BrowserContext, HTTPRequest, Page, PaperFormat, PDFOptions } from 'puppeteer-core';
-import type { Config } from '../../config.js';
-import type { Logger } from '../../log.js';
-import { checkUrl, FetchFailedError } from '../../net/address-policy.js';
-import { checkUrlResolved } from '../../net/guarded-fetch.js';
-import { EngineFailure } from '../errors.js';
-import type { InstalledVersion } from '../catalog.js';
-import { policyOf } from '../policy.js';
+import type { Config } from '../../kernel/config.js';
+import type { Logger } from '../../kernel/log.js';
+import { checkUrl, FetchFailedError } from '../../adapters/net/address-policy.js';
+import { checkUrlResolved } from '../../adapters/net/guarded-fetch.js';
+import { EngineFailure } from '../core/errors.js';
+import type { InstalledVersion } from '../core/catalog.js';
+import { policyOf } from '../core/policy.js';
 import { startGuardedProxy, type GuardedProxy } from './guarded-proxy.js';
 
 

@@ -8,8 +8,8 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { createGuardedAgents, createGuardedLookup } from '../../net/guarded-fetch.js';
-import { assertPublicAddress, checkUrl, ForbiddenAddressError, parseHost, type AddressPolicy } from '../../net/address-policy.js';
+import { createGuardedAgents, createGuardedLookup } from '../../adapters/net/guarded-fetch.js';
+import { assertPublicAddress, checkUrl, ForbiddenAddressError, parseHost, type AddressPolicy } from '../../adapters/net/address-policy.js';
 
 export interface GuardedProxy {
   /** `http://127.0.0.1:<port>` */

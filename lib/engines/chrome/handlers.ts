@@ -1,8 +1,8 @@
 /** The Chromium engine's handlers: website capture and HTML conversion (@sparticuz/chromium: x86-64 Linux only). */
 import { readFile } from 'node:fs/promises';
-import { safeFilename } from '../../files/names.js';
-import type { EngineCall, EngineResult } from '../call.js';
-import { mimeType, normalizeFormat } from '../formats.js';
+import { safeFilename } from '../../adapters/file-store/names.js';
+import type { EngineCall, EngineResult } from '../core/call.js';
+import { mimeType, normalizeFormat } from '../core/formats.js';
 import { capture, type CaptureOptions } from './browser.js';
 
 /** What the Chromium handlers read of a task's arguments. */

@@ -3,7 +3,7 @@
  * lowerCamelCase (the GAPIC client sends them as the caller wrote them), `*` for every mutable field,
  * `labels.<key>` for one label. Output-only and unknown paths are INVALID_ARGUMENT.
  */
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../kernel/errors.js';
 import { COLLECTOR_MUTABLE, COLLECTOR_OUTPUT_ONLY, type Collector, type CollectorMutableField } from './model.js';
 
 const camel = (s: string) => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());

@@ -2,7 +2,7 @@
  * Resource names of the migration assessment API (AIP-122): checks each id and builds the names.
  * A malformed id is INVALID_ARGUMENT with a field violation on the request field that carried it.
  */
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../kernel/errors.js';
 
 export const PROJECT_ID = /^(?:[a-z0-9][a-z0-9.-]*:)?[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const LOCATION_ID = /^[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;

@@ -17,11 +17,11 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../kernel/errors.js';
 import { fieldErrors } from '../../http/middleware/validate.js';
-import type { Logger } from '../../log.js';
-import type { Queue } from '../../queue/port.js';
-import { ConditionFailedError, epochSeconds, type Item, type ItemKey, type StateStore } from '../../state/port.js';
+import type { Logger } from '../../kernel/log.js';
+import type { Queue } from '../../adapters/queue/port.js';
+import { ConditionFailedError, epochSeconds, type Item, type ItemKey, type StateStore } from '../../adapters/state/port.js';
 import { listPage, type ListPage } from '../list.js';
 import { timestamp } from '../wire.js';
 import { applyMask, parseUpdateMask } from './mask.js';

@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { Credentials } from '../../auth/credentials.js';
-import { rateHeaders, type RateLimiter } from '../../auth/rate-limit.js';
-import type { Scope } from '../../auth/scopes.js';
-import { ApiError } from '../../errors.js';
+import type { Credentials } from '../credentials.js';
+import { rateHeaders, type RateLimiter } from '../../access/auth/rate-limit.js';
+import type { Scope } from '../../access/auth/scopes.js';
+import { ApiError } from '../../kernel/errors.js';
 import type { RouteContext, RouteRequest } from './context.js';
 
 export interface ApiKeyAuthOptions {

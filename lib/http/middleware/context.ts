@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../kernel/log.js';
 import { baseUrlOf, headersOf, rawBodyOf, requestIdOf, toGatewayResult } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../types.js';
 

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { toApiError, type ApiError } from '../../errors.js';
+import { toApiError, type ApiError } from '../../kernel/errors.js';
 import { toGatewayResult } from '../gateway.js';
 import type { HttpResponse } from '../types.js';
 import type { RouteContext, RouteRequest } from './context.js';

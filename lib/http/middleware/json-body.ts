@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../kernel/errors.js';
 import type { RouteContext, RouteRequest } from './context.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type * as z from 'zod';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../kernel/errors.js';
 import type { RouteContext, RouteRequest } from './context.js';
 
 export interface Schemas {

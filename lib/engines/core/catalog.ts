@@ -1,0 +1,244 @@
+/**
+ * The engines, as data: each one's name, what it is, and how to tell whether, and in which versions,
+ * it is installed here. What an engine does for an operation is declared by the operation
+ * (lib/file-api/operations/<name>/operation.ts). Nothing in this module loads an engine, so request validation
+ * and discovery never bundle sharp or Chromium; the code that runs each engine lives in its own module
+ * beside this one.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { EngineConfig } from '../../kernel/config.js';
+import { confinement } from './confine.js';
+import { systemTesseract, tesseractJs } from './ocr-detect.js';
+import { findExecutable, realLocation, toolVersion } from './probe.js';
+import { exiftoolWasm, ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+
+/** One installed version of an engine. */
+export interface InstalledVersion {
+  version: string;
+  /** How to run it: the executable, or which bundled build. */
+  executable?: string;
+  variant?: string;
+}
+
+export interface Installation {
+  /** Installed versions, the default first. Empty: the engine is not available here. */
+  versions: InstalledVersion[];
+  /** Installed optional parts (e.g. `calc`, `impress`). */
+  features?: string[];
+  /** Why it is not available, for operators (names the setting to change). */
+  missing?: string;
+  /** Optional parts held back here, with why and how to fix it (`arguments`: the `command` operation). */
+  withheld?: Readonly<Record<string, string>>;
+}
+
+export interface EngineDescriptor {
+  name: string;
+  description: string;
+  detect(settings: EngineConfig): Installation;
+}
+
+/**
+ * Versions of the engines that ship as npm packages (pinned exactly in package.json; a unit test
+ * checks these against the installed packages).
+ */
+export const BUNDLED_VERSIONS = {
+  sharp: '0.35.5',
+  pdfLib: '1.17.1',
+  /** The Perl exiftool inside exiftool-vendored.pl. */
+  exiftool: '13.59',
+  /** ExifTool in WebAssembly: the ExifTool of @uswriting/exiftool 1.0.9 (`exiftool -ver`). */
+  exiftoolWasm: '13.42',
+  archiver: '8.0.0',
+  /** The Chromium inside @sparticuz/chromium 147.0.0. */
+  chromium: '147.0.7727.0',
+  /** Ghostscript in @okathira/ghostpdl-wasm 1.1.0 (`gs --version`). */
+  ghostscriptWasm: '10.06.0',
+  /** qpdf in @neslinesli93/qpdf-wasm 0.3.0 (`qpdf --version`). */
+  qpdfWasm: '12.2.0',
+  /** exifr, which reads EXIF for the `native` metadata engine. */
+  exifr: '7.1.3',
+  /** tesseract.js (Tesseract in WebAssembly), with the trained data of @tesseract.js-data/eng and deu. */
+  tesseractJs: '7.0.0',
+} as const;
+
+const npm = (version: string): Installation => ({ versions: [{ version }] });
+
+/** A system tool: found (by name on PATH or path) and asked for its version. */
+function tool(setting: string, executable: string, versionArgs: string[], pattern: RegExp): Installation {
+  const found = findExecutable(executable);
+  if (!found) return { versions: [], missing: `${executable} was not found; install it or set ${setting}` };
+  const version = toolVersion(found, versionArgs, pattern);
+  if (!version) return { versions: [], missing: `${found} did not report a version; check ${setting}` };
+  return { versions: [{ version, executable: found }] };
+}
+
+/**
+ * A native engine as confined as ENGINE_CONFINEMENT asks (confine.ts): not available when that
+ * confinement cannot be had, and an engine that follows a document's links (LibreOffice) only when
+ * fully confined or when the operator chose the level.
+ */
+function confined(settings: EngineConfig, found: Installation, engine?: { followsLinks: string }): Installation {
+  if (!found.versions.length) return found;
+  const place = confinement(settings);
+  if (place.unavailable) return { versions: [], missing: place.unavailable };
+  if (engine && place.linkFollowersRefused) return { versions: [], missing: `${engine.followsLinks} ${place.linkFollowersRefused}` };
+  return found;
+}
+
+/**
+ * FFmpeg with the `arguments` part (the `command` operation, whose arguments are the user's) only
+ * where confinement makes an escape worthless: bubblewrap, or the platform's isolation.
+ */
+function withArguments(settings: EngineConfig, found: Installation): Installation {
+  if (!found.versions.length) return found;
+  const refused = confinement(settings).argumentsRefused;
+  return refused ? { ...found, withheld: { arguments: refused } } : { ...found, features: [...(found.features ?? []), 'arguments'] };
+}
+
+export const ENGINES: readonly EngineDescriptor[] = [
+  {
+    name: 'sharp',
+    description: 'libvips through sharp: image conversion, thumbnails, watermarks, PNG/JPG optimization',
+    detect: () => npm(BUNDLED_VERSIONS.sharp),
+  },
+  {
+    name: 'pdf-lib',
+    description: 'pdf-lib: PDF watermarks, merging PDFs and images, images to PDF',
+    detect: () => npm(BUNDLED_VERSIONS.pdfLib),
+  },
+  {
+    name: 'chrome',
+    description: 'Chromium through puppeteer-core: website capture, HTML to PDF and images',
+    detect(settings) {
+      const versions: InstalledVersion[] = [];
+      let missing: string | undefined;
+      if (settings.CHROMIUM_PATH) {
+        const system = tool('CHROMIUM_PATH', settings.CHROMIUM_PATH, ['--version'], /(?:Chromium|Chrome)\D*(\d+(?:\.\d+)+)/);
+        if (system.versions[0]) versions.push({ ...system.versions[0], variant: 'system' });
+        else missing = system.missing;
+      }
+      // @sparticuz/chromium ships a Linux x64 build.
+      if (process.platform === 'linux' && process.arch === 'x64') versions.push({ version: BUNDLED_VERSIONS.chromium, variant: 'bundled' });
+      else missing ??= '@sparticuz/chromium runs on Linux x64 only; set CHROMIUM_PATH to a system Chromium';
+      return { versions, missing: versions.length ? undefined : missing };
+    },
+  },
+  {
+    name: 'ffmpeg',
+    description: 'FFmpeg: video and audio conversion, video thumbnails and watermarks',
+    detect(settings) {
+      // The system FFmpeg (faster to update, and FFMPEG_PATH wins), else the static build shipped in
+      // @ffmpeg-installer (with @ffprobe-installer's ffprobe).
+      const system = tool('FFMPEG_PATH', settings.FFMPEG_PATH, ['-version'], /ffmpeg version n?(\d+(?:\.\d+)+)/);
+      if (system.versions.length) {
+        const ffprobe = ffprobeExecutable(settings);
+        if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
+        return withArguments(settings, confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] }));
+      }
+      const shipped = settings.SHIPPED_ENGINES ? shippedFfmpeg() : undefined;
+      if (!shipped) return { versions: [], missing: `${system.missing ?? 'ffmpeg was not found'} (the static build of @ffmpeg-installer is not installed for ${process.platform}-${process.arch})` };
+      if (!ffprobeExecutable(settings)) {
+        return { versions: [], missing: `${settings.FFPROBE_PATH} was not found and @ffprobe-installer is not installed; install ffprobe or set FFPROBE_PATH` };
+      }
+      return withArguments(settings, confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] }));
+    },
+  },
+  {
+    name: 'exiftool',
+    description: 'ExifTool: reading and writing metadata (exiftool-vendored on perl, else ExifTool in WebAssembly)',
+    detect(settings) {
+      // The Perl ExifTool on the system perl (faster), else ExifTool in WebAssembly (exiftool-wasm.ts):
+      // its sandbox is its own in-memory file system, whatever ENGINE_CONFINEMENT finds. Both are
+      // listed, so `engine_version` can pick either.
+      const versions: InstalledVersion[] = [];
+      const perl = findExecutable(settings.PERL_PATH);
+      const native = perl
+        ? confined(settings, { versions: [{ version: BUNDLED_VERSIONS.exiftool, executable: perl, variant: 'perl' }] })
+        : { versions: [], missing: `exiftool needs perl; ${settings.PERL_PATH} was not found (set PERL_PATH)` };
+      versions.push(...native.versions);
+      const wasm = settings.SHIPPED_ENGINES ? exiftoolWasm() : undefined;
+      if (wasm) versions.push({ version: BUNDLED_VERSIONS.exiftoolWasm, executable: wasm.file, variant: 'wasm' });
+      if (versions.length) return { versions };
+      return { versions, missing: `${native.missing}${settings.SHIPPED_ENGINES ? ' (and @uswriting/exiftool is not installed)' : ''}` };
+    },
+  },
+  {
+    name: 'native',
+    description: 'Metadata without perl: sharp and exifr (image EXIF), pdf-lib (PDF Info), ffprobe (video and audio); fewer tags than exiftool',
+    detect: () => npm(BUNDLED_VERSIONS.exifr),
+  },
+  {
+    name: 'libreoffice',
+    description: 'LibreOffice (headless): office documents to PDF',
+    detect(settings) {
+      const office = tool('SOFFICE_PATH', settings.SOFFICE_PATH, ['--version'], /LibreOffice (\d+(?:\.\d+)+)/);
+      const executable = office.versions[0]?.executable;
+      if (!executable) return office;
+      // Each application is a library in the program folder; Debian packages them separately.
+      const program = path.dirname(realLocation(executable) ?? executable);
+      const parts: Record<string, string> = { writer: 'libswlo.so', calc: 'libsclo.so', impress: 'libsdlo.so' };
+      const features = Object.entries(parts)
+        .filter(([, lib]) => existsSync(path.join(program, lib)))
+        .map(([name]) => name);
+      return confined(settings, { ...office, features }, { followsLinks: 'LibreOffice follows the links in documents:' });
+    },
+  },
+  {
+    name: 'ghostscript',
+    description: 'Ghostscript: PDF optimization, PDF pages to images, PDF thumbnails',
+    detect(settings) {
+      // Ghostscript only reads qpdf's rewrite of a PDF, never the uploaded bytes (ghostscript.ts):
+      // without a qpdf (system or WebAssembly) there is no Ghostscript engine.
+      if (!qpdfTool(settings)) {
+        return { versions: [], missing: `Ghostscript reads PDFs only after qpdf has rewritten them; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
+      }
+      const system = tool('GHOSTSCRIPT_PATH', settings.GHOSTSCRIPT_PATH, ["--version"], /(?<!\d)(\d+(?:\.\d+)+)/);
+      if (system.versions.length) return confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] });
+      // Else Ghostscript compiled to WebAssembly (2–4× slower), run in a node child like a native tool.
+      const wasm = settings.SHIPPED_ENGINES ? ghostscriptWasm() : undefined;
+      if (!wasm) return { versions: [], missing: `${system.missing ?? 'gs was not found'} (and @okathira/ghostpdl-wasm is not installed)` };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, executable: wasm.file, variant: 'wasm' }] });
+    },
+  },
+  {
+    name: 'qpdf',
+    description: 'qpdf: lossless PDF optimization (object streams, recompression, linearization)',
+    detect(settings) {
+      const found = qpdfTool(settings);
+      if (!found) return { versions: [], missing: `${settings.QPDF_PATH} was not found (and @neslinesli93/qpdf-wasm is not installed); install qpdf or set QPDF_PATH` };
+      if (found.variant === 'wasm') return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, executable: found.file, variant: 'wasm' }] });
+      const system = tool('QPDF_PATH', found.file, ['--version'], /qpdf version (\d+(?:\.\d+)+)/);
+      return confined(settings, system.versions.length ? { versions: [{ ...system.versions[0]!, variant: 'system' }] } : system);
+    },
+  },
+  {
+    name: 'tesseract',
+    description: 'Tesseract OCR: searchable PDFs from scanned PDFs and images (the system Tesseract, else tesseract.js in WebAssembly)',
+    detect(settings) {
+      // OCR lays its text pages over the input's pages with qpdf, which also rewrites a PDF before
+      // Ghostscript renders it (ocr.ts): without a qpdf (system or WebAssembly) there is no OCR.
+      if (!qpdfTool(settings)) {
+        return { versions: [], missing: `OCR assembles its PDFs with qpdf; ${settings.QPDF_PATH} was not found (install qpdf or set QPDF_PATH)` };
+      }
+      // The system Tesseract (faster; TESSERACT_PATH), else tesseract.js in a confined node child
+      // (ocr-js.ts). Each only with at least one language installed; both listed, so that
+      // `engine_version` can pick either.
+      const versions: InstalledVersion[] = [];
+      const system = systemTesseract(settings.TESSERACT_PATH);
+      if (system) versions.push({ version: system.version, executable: system.executable, variant: 'system' });
+      const js = settings.SHIPPED_ENGINES ? tesseractJs() : undefined;
+      if (js) versions.push({ version: js.version, variant: 'wasm' });
+      if (!versions.length) {
+        const shipped = settings.SHIPPED_ENGINES ? ' (and tesseract.js with an @tesseract.js-data language is not installed)' : '';
+        return { versions, missing: `${settings.TESSERACT_PATH} was not found or has no language; install tesseract-ocr or set TESSERACT_PATH${shipped}` };
+      }
+      return confined(settings, { versions });
+    },
+  },
+  {
+    name: 'archiver',
+    description: 'archiver: zip and tar archives',
+    detect: () => npm(BUNDLED_VERSIONS.archiver),
+  },
+];

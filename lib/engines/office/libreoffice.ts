@@ -1,0 +1,111 @@
+/**
+ * The LibreOffice engine: office documents (Writer, Calc, Impress formats, as installed) to PDF with
+ * `soffice --headless --convert-to`, fully confined (the registry offers it only then, see confine.ts):
+ * a document's links (images, backgrounds, sections, OLE objects, in ODF, flat ODF, OOXML or HTML
+ * clothes) reach neither the network nor a file outside the call's folder.
+ *
+ * Defence in depth, should the confinement be weaker (an operator's explicit ENGINE_CONFINEMENT): each
+ * call gets a fresh user profile in its own folder (nothing shared between tasks) whose settings stop
+ * what they can. Tried on LibreOffice 7.4 with linked images (ODT frames and paragraph backgrounds,
+ * DOCX external relationships, flat ODT, HTML `<img>`), over http, ftp and file://:
+ * - `BlockUntrustedRefererLinks` stops linked images of every kind except style backgrounds;
+ * - a manual proxy at a name that never resolves (`.invalid`, RFC 2606) stops the http, https and
+ *   ftp fetches that remain (the backgrounds);
+ * - a `file://` background image is embedded whatever the settings: only the confinement stops it;
+ * - where the platform is the only confinement (Lambda), documents lose their external references
+ *   before LibreOffice opens them (office-links.ts);
+ * - `DisableMacrosExecution`: no document macro runs (not reached by these documents, kept for the
+ *   neighbouring class of documents that carry code).
+ * A fresh profile costs no measurable time over a warm one (see the issue-10 report).
+ */
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { EngineCall, EngineResult } from '../core/call.js';
+import { EngineFailure } from '../core/errors.js';
+import { basename, CALC_FORMATS, IMPRESS_FORMATS } from '../core/formats.js';
+import { stripExternalLinks } from './office-links.js';
+import { realLocation } from '../core/probe.js';
+import { runTool, ToolError } from '../core/tool.js';
+
+const SETTINGS: ReadonlyArray<[string, string, string]> = [
+  ['/org.openoffice.Office.Common/Security/Scripting', 'BlockUntrustedRefererLinks', 'true'],
+  ['/org.openoffice.Office.Common/Security/Scripting', 'DisableMacrosExecution', 'true'],
+  ['/org.openoffice.Inet/Settings', 'ooInetProxyType', '1'],
+  ...(['HTTP', 'HTTPS', 'FTP'] as const).flatMap((scheme): Array<[string, string, string]> => [
+    ['/org.openoffice.Inet/Settings', `ooInet${scheme}ProxyName`, 'proxy.invalid'],
+    ['/org.openoffice.Inet/Settings', `ooInet${scheme}ProxyPort`, '9'],
+  ]),
+];
+
+/** A user profile holding only the settings above; LibreOffice fills in the rest on start. */
+async function freshProfile(dir: string): Promise<string> {
+  const profile = path.join(dir, 'profile');
+  await mkdir(path.join(profile, 'user'), { recursive: true });
+  const items = SETTINGS.map(
+    ([node, name, value]) => `<item oor:path="${node}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
+  ).join('\n');
+  await writeFile(
+    path.join(profile, 'user', 'registrymodifications.xcu'),
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+      '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
+      `${items}\n</oor:items>\n`,
+  );
+  return profile;
+}
+
+function exportFilter(format: string): string {
+  if ((CALC_FORMATS as readonly string[]).includes(format)) return 'calc_pdf_Export';
+  if ((IMPRESS_FORMATS as readonly string[]).includes(format)) return 'impress_pdf_Export';
+  return 'writer_pdf_Export';
+}
+
+export async function officeToPdf(call: EngineCall<{ pages?: string }>): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const pages = typeof call.payload.pages === 'string' ? call.payload.pages.replace(/\s+/g, '') : undefined;
+  const target = pages ? `pdf:${exportFilter(input!.format!)}:${JSON.stringify({ PageRange: { type: 'string', value: pages } })}` : 'pdf';
+  // Without bubblewrap (the office Lambda function: ENGINE_CONFINEMENT=platform) nothing stops a link
+  // LibreOffice follows: the document goes in as its own format only, its external references removed
+  // (office-links.ts, which says why).
+  if (call.tool.confinement.level === 'platform' || call.tool.confinement.level === 'none') {
+    await stripExternalLinks(input!.path, input!.format!, input!.filename);
+  }
+  const outDir = path.join(call.dir, 'office');
+  await mkdir(outDir, { recursive: true });
+  const profile = await freshProfile(call.dir);
+  const executable = call.choice.installed.executable!;
+  // The installation (program/ and its neighbours share/, presets/…), bound read-only when it is not in a system folder.
+  const program = path.dirname(realLocation(executable) ?? executable);
+  const installation = path.basename(program) === 'program' ? path.dirname(program) : program;
+  try {
+    await runTool(
+      executable,
+      [
+        '--headless',
+        '--invisible',
+        '--nologo',
+        '--nodefault',
+        '--norestore',
+        '--nolockcheck',
+        '--nofirststartwizard',
+        `-env:UserInstallation=${pathToFileURL(profile).href}`,
+        '--convert-to',
+        target,
+        '--outdir',
+        outDir,
+        input!.path,
+      ],
+      { ...call.tool, readOnly: [installation] },
+    );
+  } catch (err) {
+    if (!(err instanceof ToolError)) throw err;
+    const how = err.exitCode === null ? (err.signal ? `ended by ${err.signal}` : 'could not be run') : `exit code ${err.exitCode}`;
+    throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${how}).`, { cause: err });
+  }
+  const made = (await readdir(outDir)).find((f) => f.toLowerCase().endsWith('.pdf'));
+  if (!made) throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${basename(input!.filename)} is damaged or not a ${input!.format} file).`);
+  const [name] = call.names('pdf', 1);
+  const out = call.output(name!);
+  await rename(path.join(outDir, made), out);
+  return { files: [{ path: out, filename: name!, contentType: 'application/pdf' }] };
+}

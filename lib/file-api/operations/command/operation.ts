@@ -1,0 +1,58 @@
+/**
+ * `command`: `ffmpeg` or `ffprobe` run with the given `arguments` on the task's input files
+ * (`/input/<input task name>/<file name>`), keeping what it writes to `/output/<file name>`;
+ * `capture_output` gives its output back as `result.output`. Arguments that could reach anything but
+ * the task's own files are refused at creation (lib/engines/command/command.ts). ImageMagick and
+ * GraphicsMagick join `engine` once the catalog has their engines.
+ */
+import * as z from 'zod';
+import { CommandArgumentError, MAX_ARGUMENTS_LENGTH, validateCommand } from '../../../engines/command/command-arguments.js';
+import { defineOperation } from '../framework/define.js';
+import { common, opt } from '../framework/fields.js';
+
+const name = 'command';
+const OPTIONS = ['command', 'arguments', 'capture_output'] as const;
+
+export const command = defineOperation({
+  name,
+  step: 'process',
+  inputs: 'optional',
+  schema: z
+    .looseObject({
+      ...common,
+      engine: z.enum(['ffmpeg']),
+      command: z.enum(['ffmpeg', 'ffprobe']),
+      arguments: z.string().min(1).max(MAX_ARGUMENTS_LENGTH),
+      capture_output: opt(z.boolean(), false, "give the command's output back as result.output"),
+    })
+    .superRefine((v, ctx) => {
+      try {
+        validateCommand(v, v.input ?? []);
+      } catch (err) {
+        if (!(err instanceof CommandArgumentError)) throw err;
+        ctx.addIssue({ code: 'custom', path: [err.field], message: err.message });
+      }
+    }),
+  engines: {
+    // The engine is named by the request; the inputs may be any files, or none.
+    request: (args) => ({
+      inputFormat: undefined,
+      outputFormat: undefined,
+      engine: typeof args.engine === 'string' ? args.engine : undefined,
+      engineVersion: args.engine_version === undefined ? undefined : String(args.engine_version),
+    }),
+    mode: 'all',
+    outputFormat: () => undefined,
+    order: ['ffmpeg'],
+    // What `command` writes is named by its arguments: no output format to choose by. The engine's
+    // output (capture_output) is the task's `result.output`.
+    resultFromMetadata: true,
+    capabilities: {
+      // `arguments`: only where the engine runs fully confined or platform-isolated (catalog.ts).
+      ffmpeg: [
+        { inputs: 'any', outputs: null, options: OPTIONS, credits: 1, feature: 'arguments' },
+        { inputs: null, outputs: null, options: OPTIONS, credits: 1, feature: 'arguments' },
+      ],
+    },
+  },
+});

@@ -1,0 +1,7 @@
+/** convert on the image function's engines: images with sharp, images to PDF with pdf-lib. */
+import { imageToPdf } from '../../../engines/pdf/pdf.js';
+import { convertImage } from '../../../engines/image/sharp.js';
+import { handlers } from '../framework/define.js';
+import { convert } from './operation.js';
+
+export default handlers(convert, 'image', { sharp: convertImage, 'pdf-lib': imageToPdf });

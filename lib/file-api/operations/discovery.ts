@@ -1,0 +1,121 @@
+/**
+ * Discovery (`GET /v2/operations`, `GET /v2/convert/formats`): what this installation can run, one
+ * row per operation, input format, output format and engine, generated from the engine registry (only
+ * installed engines) and the operation schemas that validate the requests (the options, their types,
+ * defaults and possible values).
+ */
+import * as z from 'zod';
+import { formatGroup, normalizeFormat } from '../../engines/core/formats.js';
+import { versionMatches, type EngineRegistry, type EngineRow } from '../../engines/core/registry.js';
+import { engineRegistry } from './engines.js';
+import type { OperationDefinition } from './framework/define.js';
+import { operationDefinition, operationNames } from './index.js';
+import { common } from './framework/fields.js';
+
+export const discoveryQuery = z.looseObject({
+  'filter[operation]': z.string().trim().min(1).optional(),
+  'filter[input_format]': z.string().trim().min(1).optional(),
+  'filter[output_format]': z.string().trim().min(1).optional(),
+  'filter[engine]': z.string().trim().min(1).optional(),
+  'filter[engine_version]': z.string().trim().min(1).optional(),
+  include: z.string().optional(),
+  alternatives: z.enum(['true', 'false', '1', '0']).optional(),
+});
+export type DiscoveryQuery = z.infer<typeof discoveryQuery>;
+
+export interface OptionView {
+  name: string;
+  type: 'string' | 'integer' | 'float' | 'boolean' | 'enum' | 'dictionary';
+  default: unknown;
+  possible_values?: unknown[];
+  description?: string;
+}
+
+export interface OperationView {
+  operation: string;
+  input_format: string | null;
+  output_format: string | null;
+  engine: string | null;
+  credits: number;
+  deprecated: boolean;
+  experimental: boolean;
+  meta: { group: string };
+  options?: OptionView[];
+  engine_versions?: Array<{ version: string; default: boolean; latest: boolean; deprecated: boolean; experimental: boolean }>;
+}
+
+/** Arguments every task has; discovery lists only what is particular to an operation. */
+const COMMON = new Set([...Object.keys(common), 'filename', 'input_format', 'output_format', 'operation']);
+
+/** An argument of a schema as discovery describes it. */
+export function optionView(name: string, schema: z.ZodType): OptionView {
+  const js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, any>;
+  const meta = (schema.meta() ?? {}) as { default?: unknown; description?: string };
+  const types = ([] as string[]).concat(js.type ?? []);
+  let type: OptionView['type'] = 'string';
+  if (Array.isArray(js.enum)) type = 'enum';
+  else if (types.length === 1 && types[0] === 'integer') type = 'integer';
+  else if (types.length === 1 && types[0] === 'number') type = 'float';
+  else if (types.length === 1 && types[0] === 'boolean') type = 'boolean';
+  else if (types.length === 1 && types[0] === 'object') type = 'dictionary';
+  return {
+    name,
+    type,
+    default: meta.default ?? js.default ?? null,
+    ...(type === 'enum' ? { possible_values: js.enum as unknown[] } : {}),
+    ...(meta.description ?? js.description ? { description: meta.description ?? js.description } : {}),
+  };
+}
+
+function optionsOf(spec: OperationDefinition | undefined, names: readonly string[] | undefined): OptionView[] {
+  if (!spec) return [];
+  const shape = spec.schema.shape as Record<string, z.ZodType>;
+  const wanted = names ?? Object.keys(shape).filter((n) => !COMMON.has(n));
+  return wanted.filter((n) => shape[n] !== undefined).map((n) => optionView(n, shape[n]!));
+}
+
+const truthy = (v: string | undefined) => v === 'true' || v === '1';
+
+/** The discovery rows for a query, `restrictTo` an operation for `/v2/convert/formats`. */
+export function discover(query: DiscoveryQuery, opts: { restrictTo?: string; registry?: EngineRegistry } = {}): OperationView[] {
+  const registry = opts.registry ?? engineRegistry();
+  const include = new Set((query.include ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+  const operation = opts.restrictTo ?? query['filter[operation]'];
+  const input = query['filter[input_format]'] ? normalizeFormat(query['filter[input_format]']) : undefined;
+  const output = query['filter[output_format]'] ? normalizeFormat(query['filter[output_format]']) : undefined;
+  const engine = query['filter[engine]'];
+  const version = query['filter[engine_version]'];
+  // Non-default engines only on request (or when asked for by name or version).
+  const alternatives = truthy(query.alternatives) || engine !== undefined || version !== undefined;
+
+  const specs = new Map<string, OperationDefinition>(operationNames().map((name) => [name, operationDefinition(name)!]));
+  const rows: Array<EngineRow | { operation: string; inputFormat: null; outputFormat: null; engine: null }> = [...registry.rows()];
+  // Operations without engines (imports, exports): one row each, no formats.
+  const served = new Set(rows.map((r) => r.operation));
+  for (const name of specs.keys()) if (!served.has(name)) rows.push({ operation: name, inputFormat: null, outputFormat: null, engine: null });
+
+  const out: OperationView[] = [];
+  for (const row of rows) {
+    if (operation !== undefined && row.operation !== operation) continue;
+    if (input !== undefined && row.inputFormat !== input) continue;
+    if (output !== undefined && row.outputFormat !== output) continue;
+    if (engine !== undefined && row.engine !== engine) continue;
+    if (row.engine !== null && 'isDefault' in row && !row.isDefault && !alternatives) continue;
+    const versions = row.engine ? registry.versions(row.engine) : [];
+    if (version !== undefined && !versions.some((v) => versionMatches(v.version, version))) continue;
+    const capability = 'capability' in row ? row.capability : undefined;
+    out.push({
+      operation: row.operation,
+      input_format: row.inputFormat,
+      output_format: row.outputFormat,
+      engine: row.engine,
+      credits: capability ? (capability.credits ?? 1) : 0,
+      deprecated: false,
+      experimental: false,
+      meta: { group: formatGroup(row.inputFormat ?? row.outputFormat) },
+      ...(include.has('options') ? { options: optionsOf(specs.get(row.operation), capability?.options) } : {}),
+      ...(include.has('engine_versions') ? { engine_versions: versions } : {}),
+    });
+  }
+  return out;
+}

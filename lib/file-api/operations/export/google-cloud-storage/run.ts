@@ -1,0 +1,6 @@
+import { implement } from '../../framework/define.js';
+import { lazy } from '../../framework/lazy.js';
+import { exportGoogleCloudStorage } from './operation.js';
+
+// The Cloud Storage SDK is loaded when a task first needs it.
+export default implement(exportGoogleCloudStorage, lazy(async () => (await import('../../storage/google-cloud-storage.js')).exportGoogleCloudStorage));

@@ -1,0 +1,5 @@
+import { implement } from '../../framework/define.js';
+import { lazy } from '../../framework/lazy.js';
+import { importOpenstack } from './operation.js';
+
+export default implement(importOpenstack, lazy(async () => (await import('../../storage/openstack.js')).importOpenstack));

@@ -1,6 +1,0 @@
-/** command on the media function: ffmpeg and ffprobe. */
-import { runCommand } from '../../engines/command.js';
-import { handlers } from '../define.js';
-import { command } from './operation.js';
-
-export default handlers(command, 'media', { ffmpeg: runCommand });

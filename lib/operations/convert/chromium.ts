@@ -1,6 +1,0 @@
-/** convert on the Chromium function's engine: HTML to PDF and images. */
-import { htmlWithChrome } from '../../engines/chrome/handlers.js';
-import { handlers } from '../define.js';
-import { convert } from './operation.js';
-
-export default handlers(convert, 'chromium', { chrome: htmlWithChrome });

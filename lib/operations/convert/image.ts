@@ -1,7 +1,0 @@
-/** convert on the image function's engines: images with sharp, images to PDF with pdf-lib. */
-import { imageToPdf } from '../../engines/pdf.js';
-import { convertImage } from '../../engines/sharp.js';
-import { handlers } from '../define.js';
-import { convert } from './operation.js';
-
-export default handlers(convert, 'image', { sharp: convertImage, 'pdf-lib': imageToPdf });

@@ -1,6 +1,0 @@
-/** convert on the media function's engine: video and audio with FFmpeg. */
-import { convertMedia } from '../../engines/ffmpeg.js';
-import { handlers } from '../define.js';
-import { convert } from './operation.js';
-
-export default handlers(convert, 'media', { ffmpeg: convertMedia });

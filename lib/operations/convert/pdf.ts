@@ -1,6 +1,0 @@
-/** convert on the PDF function's engines: PDF pages to images with Ghostscript. */
-import { pdfToImages } from '../../engines/ghostscript.js';
-import { handlers } from '../define.js';
-import { convert } from './operation.js';
-
-export default handlers(convert, 'pdf', { ghostscript: pdfToImages });

@@ -1,6 +1,0 @@
-import { implement } from '../../define.js';
-import { lazy } from '../../lazy.js';
-import { exportGoogleCloudStorage } from './operation.js';
-
-// The Cloud Storage SDK is loaded when a task first needs it.
-export default implement(exportGoogleCloudStorage, lazy(async () => (await import('../../google-cloud-storage.js')).exportGoogleCloudStorage));

@@ -1,5 +1,0 @@
-/** `export/openstack`: files to an OpenStack Object Storage (Swift) container, by name or under `file_prefix`. */
-import { defineOperation } from '../../define.js';
-import { exportOpenstackArgs } from '../../storage-fields.js';
-
-export const exportOpenstack = defineOperation({ name: 'export/openstack', step: 'export', inputs: 'required', credits: 0, schema: exportOpenstackArgs });

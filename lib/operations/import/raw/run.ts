@@ -1,5 +1,0 @@
-import { implement } from '../../define.js';
-import { importStaged } from '../staged.js';
-import { importRaw } from './operation.js';
-
-export default implement(importRaw, importStaged);

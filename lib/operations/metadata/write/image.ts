@@ -1,7 +1,0 @@
-/** metadata/write on the image function: exiftool (perl or WebAssembly) and the native writers (sharp, pdf-lib). */
-import { writeMetadata } from '../../../engines/exiftool.js';
-import { writeMetadataNative } from '../../../engines/metadata-native.js';
-import { handlers } from '../../define.js';
-import { metadataWrite } from './operation.js';
-
-export default handlers(metadataWrite, 'image', { exiftool: writeMetadata, native: writeMetadataNative });

@@ -1,6 +1,0 @@
-/** optimize on the image function: PNG and JPG with sharp. */
-import { optimizeImage } from '../../engines/sharp.js';
-import { handlers } from '../define.js';
-import { optimize } from './operation.js';
-
-export default handlers(optimize, 'image', { sharp: optimizeImage });

@@ -1,6 +1,0 @@
-/** pdf/a on the PDF function: Ghostscript. */
-import { pdfA as pdfAEngine } from '../../../engines/pdfa.js';
-import { handlers } from '../../define.js';
-import { pdfA } from './operation.js';
-
-export default handlers(pdfA, 'pdf', { ghostscript: pdfAEngine });

@@ -1,6 +1,0 @@
-/** pdf/decrypt on the PDF function: qpdf. */
-import { decryptPdf } from '../../../engines/qpdf-pages.js';
-import { handlers } from '../../define.js';
-import { pdfDecrypt } from './operation.js';
-
-export default handlers(pdfDecrypt, 'pdf', { qpdf: decryptPdf });

@@ -1,6 +1,0 @@
-/** pdf/extract-pages on the PDF function: qpdf. */
-import { extractPdfPages } from '../../../engines/qpdf-pages.js';
-import { handlers } from '../../define.js';
-import { pdfExtractPages } from './operation.js';
-
-export default handlers(pdfExtractPages, 'pdf', { qpdf: extractPdfPages });

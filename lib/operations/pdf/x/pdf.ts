@@ -1,6 +1,0 @@
-/** pdf/x on the PDF function: Ghostscript. */
-import { pdfX as pdfXEngine } from '../../../engines/pdfa.js';
-import { handlers } from '../../define.js';
-import { pdfX } from './operation.js';
-
-export default handlers(pdfX, 'pdf', { ghostscript: pdfXEngine });

@@ -1,6 +1,0 @@
-/** thumbnail on the image function: images with sharp. */
-import { thumbnailImage } from '../../engines/sharp.js';
-import { handlers } from '../define.js';
-import { thumbnail } from './operation.js';
-
-export default handlers(thumbnail, 'image', { sharp: thumbnailImage });

@@ -1,9 +1,0 @@
-/** thumbnail on the media function: video frames with FFmpeg, or a WebVTT file with sprites (`output_format: vtt`). */
-import { videoThumbnails } from '../../engines/ffmpeg.js';
-import { videoWebvtt } from '../../engines/webvtt.js';
-import { handlers } from '../define.js';
-import { thumbnail } from './operation.js';
-
-export default handlers(thumbnail, 'media', {
-  ffmpeg: (call) => (call.payload.output_format === 'vtt' ? videoWebvtt(call) : videoThumbnails(call)),
-});

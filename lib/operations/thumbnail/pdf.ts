@@ -1,6 +1,0 @@
-/** thumbnail on the PDF function: a PDF's first page with Ghostscript. */
-import { pdfThumbnail } from '../../engines/ghostscript.js';
-import { handlers } from '../define.js';
-import { thumbnail } from './operation.js';
-
-export default handlers(thumbnail, 'pdf', { ghostscript: pdfThumbnail });

@@ -1,6 +1,0 @@
-/** The OAuth protocol engine of this function instance (only the oauth functions bundle the library). */
-import { OAuthServer } from '../oauth/server.js';
-import { oauthClients, tokenStore } from './auth.js';
-import { once } from './clients.js';
-
-export const oauthServer = once(() => new OAuthServer(oauthClients(), tokenStore()));
