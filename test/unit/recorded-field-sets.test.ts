@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TaskFailure } from '#lib/operations/types.js';
-import { admitSandboxImport } from '#lib/sandbox/gate.js';
+import { admitSandboxImport, MAX_REFUSAL_RESULT_BYTES } from '#lib/sandbox/gate.js';
 import type { ShownLinks } from '#lib/tasks/links.js';
 import type { JobRecord, TaskRecord } from '#lib/tasks/model.js';
 import { jobView, parseInclude, singleTaskIncludes, taskView } from '#lib/tasks/views.js';
@@ -94,6 +94,15 @@ describe('the sandbox refusal (job.json, import-1)', () => {
   it('lists every file the task brought in, whitelisted or not, so one round of whitelisting suffices', async () => {
     const result = shown(await refuse([{ filename: 'a.png', md5: whitelisted, size: 1 }, { filename: 'b.png', md5, size: 2, dir: 'sub' }]));
     expect(result!.files).toEqual([{ filename: 'a.png', md5: whitelisted }, { filename: 'b.png', md5, dir: 'sub' }]);
+  });
+
+  it('lists no more files than fit in its bound, in the order they were brought in', async () => {
+    const stored = Array.from({ length: 2000 }, (_, i) => ({ filename: `page-${String(i).padStart(4, '0')}-${'x'.repeat(40)}.png`, md5, size: 1 }));
+    const result = shown(await refuse(stored));
+    expect(result!.files.length).toBeGreaterThan(0);
+    expect(result!.files.length).toBeLessThan(stored.length);
+    expect(Buffer.byteLength(JSON.stringify(result!.files))).toBeLessThanOrEqual(MAX_REFUSAL_RESULT_BYTES);
+    expect(result!.files.map((f) => f.filename)).toEqual(stored.slice(0, result!.files.length).map((f) => f.filename));
   });
 
   it('names a file whose MD5 is not known with md5 null', async () => {
