@@ -83,7 +83,7 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
       await admitSandboxImport(sandboxFiles(), files, task, [{ filename, md5 }]);
     } catch (err) {
       if (!(err instanceof TaskFailure)) throw err;
-      const failed = await store.fail(taskId, { code: err.code, message: err.message }, { from: ['waiting'] });
+      const failed = await store.fail(taskId, { code: err.code, message: err.message }, { from: ['waiting'] }, err.result ? { result: err.result } : {});
       log.info('sandbox upload refused', { taskId, md5 });
       if (failed) await taskScheduler().afterEnd(failed);
       return;

@@ -23,6 +23,7 @@ import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 import { commandOffered, requires } from '../support/requires.js';
+import { SANDBOX_REFUSAL, TASK_WITH_DEPENDENCY } from '../fixtures/recorded-answers.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'sandbox-e2e-'));
 let platform: Platform;
@@ -132,7 +133,17 @@ describe('the sandbox through the cloudconvert SDK', () => {
     expect(imported).toMatchObject({ status: 'error', code: 'SANDBOX_FILE_NOT_ALLOWED' });
     expect(imported.message).toContain(`dot.png (MD5 ${md5(otherPng)})`);
     expect(imported.message).toContain(`npm run -s sandbox -- allow ${md5(otherPng)}`);
+    // As CloudConvert's recorded refusal: result.files keeps the file's name and MD5, nothing more.
+    expect(Object.keys(imported.result!).sort()).toEqual([...SANDBOX_REFUSAL.resultFields].sort());
+    expect(imported.result!.files!.map((f) => Object.keys(f).sort())).toEqual([[...SANDBOX_REFUSAL.fileFields].sort()]);
+    expect(imported.result!.files![0]).toEqual({ filename: 'dot.png', md5: md5(otherPng) });
     expect(done.tasks.find((t) => t.name === 'convert-it')).toMatchObject({ status: 'error', code: 'INPUT_TASK_FAILED' });
+    // include=payload reaches the task under depends_on_tasks, with the recorded fields (task.json).
+    const converted = await sandbox.tasks.get(done.tasks.find((t) => t.name === 'convert-it')!.id, { include: 'payload' });
+    expect(converted.payload).toMatchObject({ output_format: 'jpg' });
+    const [nested] = converted.depends_on_tasks as unknown as Record<string, unknown>[];
+    expect(Object.keys(nested!)).toEqual(expect.arrayContaining([...TASK_WITH_DEPENDENCY.nested]));
+    expect(nested).toMatchObject({ name: 'import-it', code: 'SANDBOX_FILE_NOT_ALLOWED', payload: { filename: 'dot.png' }, result: { files: [{ md5: md5(otherPng) }] } });
     expect((await sandbox.users.me()).credits).toBe(5);
   }, 120_000);
 
@@ -157,6 +168,7 @@ describe('the sandbox through the cloudconvert SDK', () => {
     const failed = await sandbox.tasks.wait(refused.id);
     expect(failed).toMatchObject({ status: 'error', code: 'SANDBOX_FILE_NOT_ALLOWED' });
     expect(failed.message).toContain(md5(otherPng));
+    expect(failed.result).toEqual({ files: [{ filename: 'other.png', md5: md5(otherPng) }] });
 
     expect((await call('POST', '/sandbox/v2/users/me/sandbox/files', sandboxKey, { md5: md5(otherPng) })).status).toBe(201);
     const allowed = await sandbox.tasks.create('import/upload', {});

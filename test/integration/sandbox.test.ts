@@ -157,6 +157,8 @@ describe('sandbox jobs in the pipeline', () => {
       `The sandbox takes only whitelisted files: photo.png (MD5 ${md5('other bytes')}) is not on the whitelist. ` +
         `Whitelist it with \`npm run -s sandbox -- allow ${md5('other bytes')} --user ${user}\` or POST /sandbox/v2/users/me/sandbox/files {"md5":"${md5('other bytes')}"}.`,
     );
+    // The refused file stays named in the result, with its MD5 (CloudConvert's recorded refusal), though its bytes are gone.
+    expect(imported!.result).toEqual({ files: [{ filename: 'photo.png', md5: md5('other bytes') }] });
     expect(converted).toMatchObject({ status: 'error', code: 'INPUT_TASK_FAILED' });
     expect(await files.files.list(taskPrefix(imported!.id))).toEqual([]);
 

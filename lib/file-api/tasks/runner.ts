@@ -254,7 +254,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     if (failure && (!failure.retryable || stopReason === 'timeout')) {
       const message = redactText(failure.message, secrets);
       log.info('task failed', { code: failure.code, message });
-      const failed = await store.fail(claimed.id, { code: failure.code, message }, { attempt });
+      const failed = await store.fail(claimed.id, { code: failure.code, message }, { attempt }, failure.result ? { result: failure.result } : {});
       if (failed) await scheduler.afterEnd(failed);
       return;
     }

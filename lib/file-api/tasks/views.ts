@@ -25,6 +25,15 @@ export function singleTaskIncludes(include: Set<Include>): Set<Include> {
   return new Set<Include>([...include, 'retries', 'depends_on_tasks']);
 }
 
+/**
+ * What a task under `depends_on_tasks` includes: the answer's `payload`, as the recorded task.json
+ * shows its nested task (`include=payload` reaches it). Not `retries`, `depends_on_tasks` or `job`:
+ * the nested task there has neither of the first two (one level only, so the answer cannot recurse
+ * through a job's graph), and its job would repeat the one the answer names.
+ */
+const NESTED_INCLUDES: ReadonlySet<Include> = new Set(['payload']);
+const nestedIncludes = (include: Set<Include>) => new Set([...include].filter((i) => NESTED_INCLUDES.has(i)));
+
 const ts = (v: string | null | undefined) => (v ? toIsoSeconds(v) : null);
 
 export interface ViewContext {
@@ -72,7 +81,7 @@ export function taskView(task: TaskRecord, ctx: ViewContext): Record<string, unk
     view.depends_on_tasks = task.dependsOn
       .map((id) => ctx.related?.get(id))
       .filter((t): t is TaskRecord => Boolean(t))
-      .map((t) => taskView(t, { ...ctx, include: new Set() }));
+      .map((t) => taskView(t, { ...ctx, include: nestedIncludes(ctx.include) }));
   }
   if (ctx.include.has('job') && ctx.job) view.job = jobView(ctx.job, undefined, { ...ctx, include: new Set() });
   return view;

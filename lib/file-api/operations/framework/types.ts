@@ -57,13 +57,16 @@ export type Implementation<P = Record<string, unknown>> = (ctx: OperationContext
  */
 export class TaskFailure extends Error {
   override readonly name = 'TaskFailure';
+  /** What the failed task keeps as its `result` (the sandbox refusal's files); none otherwise. */
+  readonly result?: TaskResult;
   constructor(
     readonly code: string,
     message: string,
     readonly retryable = false,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; result?: TaskResult },
   ) {
     super(message, options);
+    this.result = options?.result;
   }
 }
 
