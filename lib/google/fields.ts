@@ -200,7 +200,8 @@ export function selectFields(value: unknown, selection: FieldSelection): unknown
   const source = value as Record<string, unknown>;
   const wildcard = selection.get('*');
   for (const [key, v] of Object.entries(source)) {
-    const sub = selection.get(key) ?? wildcard ?? (key === '@type' && selection.size ? true : undefined);
+    // Reached through a sub-selection, so an Any's `@type` stays (see above).
+    const sub = selection.get(key) ?? wildcard ?? (key === '@type' ? true : undefined);
     if (sub === undefined) continue;
     if (sub === true) out[key] = v;
     else if (holdsMessages(v)) out[key] = selectFields(v, sub);
