@@ -91,7 +91,7 @@ function requestedMask(params: URLSearchParams, headers: Record<string, string>)
   try {
     return { from: first.from, text: first.text, selection: parseFieldSelection(first.text) };
   } catch (err) {
-    throw bad(first.from, `Invalid field selection "${first.text}": ${(err as Error).message}`);
+    throw new ApiError('INVALID_ARGUMENT', `Invalid field selection "${first.text}".`, { fields: { [first.from]: [(err as Error).message] } });
   }
 }
 
