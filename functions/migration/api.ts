@@ -8,6 +8,7 @@ import { SERVICE } from '#lib/google/migration/model.js';
 import { migrationService } from '#lib/wiring/migration.js';
 import { googleRoute } from '#lib/wiring/google-route.js';
 import { createRouter } from '#lib/google/router.js';
+import { responseWire } from '#lib/google/wire.js';
 import { METHODS } from './methods.js';
 
 const router = createRouter(METHODS);
@@ -15,8 +16,10 @@ const router = createRouter(METHODS);
 /** The only scope of the API. */
 export const MIGRATION_SCOPES = GOOGLE_SCOPES.filter((s) => s.endsWith('/cloud-platform'));
 
-export const handler = googleRoute({ service: SERVICE, scopes: MIGRATION_SCOPES }, async (req, wire) => {
+export const handler = googleRoute({ service: SERVICE, scopes: MIGRATION_SCOPES }, async (req, requested) => {
   const { rule, vars } = router.match(req.method, req.path);
   req.log.debug('method', { rpc: rule.id });
+  // Before the method runs: a refused field mask changes nothing.
+  const wire = responseWire(requested, rule.response);
   return rule.run(vars, { req, wire, service: migrationService() });
 });

@@ -8,6 +8,7 @@ import { ApiError } from '#lib/kernel/errors.js';
 import { googleJson, param, type Wire } from '#lib/google/wire.js';
 import type { HttpRule } from '#lib/google/router.js';
 import { annotationJson, collectorActionBody, collectorJson, locationJson, operationJson } from '#lib/google/migration/model.js';
+import * as M from '#lib/google/migration/messages.js';
 import { childName, locationName, projectName } from '#lib/google/migration/names.js';
 import type { CollectorAction, MigrationService } from '#lib/google/migration/service.js';
 import type { HttpRequest } from '#lib/http/types.js';
@@ -61,12 +62,14 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'GetLocation',
     method: 'GET',
     template: LOCATION,
+    response: M.LOCATION,
     run: async ([project = '', location = ''], { wire, service }) => googleJson(wire, locationJson(service.getLocation(project, location))),
   },
   {
     id: 'ListLocations',
     method: 'GET',
     template: 'v1/projects/*/locations',
+    response: M.LIST_LOCATIONS,
     run: async ([project = ''], { req, wire, service }) => {
       projectName('name', project);
       const page = service.listLocations(project, req.searchParams);
@@ -79,6 +82,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'CreateAnnotation',
     method: 'POST',
     template: `${LOCATION}/annotations`,
+    response: M.OPERATION,
     run: async ([project = '', location = ''], { req, wire, service }) => {
       const parent = locationName('parent', project, location);
       const op = await service.createAnnotation(parent, resourceBody(req, 'annotation'), param(req.searchParams, 'requestId'));
@@ -89,6 +93,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'GetAnnotation',
     method: 'GET',
     template: `${LOCATION}/annotations/*`,
+    response: M.ANNOTATION,
     run: async ([project = '', location = '', id = ''], { wire, service }) =>
       googleJson(wire, annotationJson(await service.getAnnotation(childName('name', project, location, 'annotations', id)), wire.enums)),
   },
@@ -98,6 +103,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'CreateCollector',
     method: 'POST',
     template: `${LOCATION}/collectors`,
+    response: M.OPERATION,
     run: async ([project = '', location = ''], { req, wire, service }) => {
       const parent = locationName('parent', project, location);
       const op = await service.createCollector(
@@ -113,6 +119,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'ListCollectors',
     method: 'GET',
     template: `${LOCATION}/collectors`,
+    response: M.LIST_COLLECTORS,
     run: async ([project = '', location = ''], { req, wire, service }) => {
       const page = await service.listCollectors(locationName('parent', project, location), req.searchParams);
       return googleJson(wire, listJson('collectors', page, (c) => collectorJson(c, wire.enums)));
@@ -122,6 +129,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'GetCollector',
     method: 'GET',
     template: `${LOCATION}/collectors/*`,
+    response: M.COLLECTOR,
     run: async ([project = '', location = '', id = ''], { wire, service }) =>
       googleJson(wire, collectorJson(await service.getCollector(childName('name', project, location, 'collectors', id)), wire.enums)),
   },
@@ -129,6 +137,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'UpdateCollector',
     method: 'PATCH',
     template: `${LOCATION}/collectors/*`,
+    response: M.OPERATION,
     run: async ([project = '', location = '', id = ''], { req, wire, service }) => {
       const n = childName('collector.name', project, location, 'collectors', id);
       const op = await service.updateCollector(n, resourceBody(req, 'collector'), param(req.searchParams, 'updateMask'), param(req.searchParams, 'requestId'));
@@ -139,20 +148,22 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'DeleteCollector',
     method: 'DELETE',
     template: `${LOCATION}/collectors/*`,
+    response: M.OPERATION,
     run: async ([project = '', location = '', id = ''], { req, wire, service }) => {
       const op = await service.deleteCollector(childName('name', project, location, 'collectors', id), param(req.searchParams, 'requestId'));
       return googleJson(wire, operationJson(op, wire.enums));
     },
   },
-  { id: 'PauseCollector', method: 'POST', template: `${LOCATION}/collectors/*:pause`, run: collectorAction('pause') },
-  { id: 'RegisterCollector', method: 'POST', template: `${LOCATION}/collectors/*:register`, run: collectorAction('register') },
-  { id: 'ResumeCollector', method: 'POST', template: `${LOCATION}/collectors/*:resume`, run: collectorAction('resume') },
+  { id: 'PauseCollector', method: 'POST', template: `${LOCATION}/collectors/*:pause`, response: M.OPERATION, run: collectorAction('pause') },
+  { id: 'RegisterCollector', method: 'POST', template: `${LOCATION}/collectors/*:register`, response: M.OPERATION, run: collectorAction('register') },
+  { id: 'ResumeCollector', method: 'POST', template: `${LOCATION}/collectors/*:resume`, response: M.OPERATION, run: collectorAction('resume') },
 
   // google.longrunning.Operations
   {
     id: 'ListOperations',
     method: 'GET',
     template: `${LOCATION}/operations`,
+    response: M.LIST_OPERATIONS,
     run: async ([project = '', location = ''], { req, wire, service }) => {
       const page = await service.listOperations(locationName('name', project, location), req.searchParams);
       return googleJson(wire, listJson('operations', page, (op) => operationJson(op, wire.enums)));
@@ -162,6 +173,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'GetOperation',
     method: 'GET',
     template: `${LOCATION}/operations/*`,
+    response: M.OPERATION,
     run: async ([project = '', location = '', id = ''], { wire, service }) =>
       googleJson(wire, operationJson(await service.getOperation(childName('name', project, location, 'operations', id)), wire.enums)),
   },
@@ -169,6 +181,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'DeleteOperation',
     method: 'DELETE',
     template: `${LOCATION}/operations/*`,
+    response: M.EMPTY,
     run: async ([project = '', location = '', id = ''], { wire, service }) => {
       await service.deleteOperation(childName('name', project, location, 'operations', id));
       return googleJson(wire, {});
@@ -178,6 +191,7 @@ export const METHODS: ReadonlyArray<HttpRule<MethodContext>> = [
     id: 'CancelOperation',
     method: 'POST',
     template: `${LOCATION}/operations/*:cancel`,
+    response: M.EMPTY,
     run: async ([project = '', location = '', id = ''], { wire, service }) => {
       await service.cancelOperation(childName('name', project, location, 'operations', id));
       return googleJson(wire, {});

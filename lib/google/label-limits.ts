@@ -4,6 +4,7 @@
  * admin help pages, the rest are plausible defaults. They live here, in one constant, to be corrected
  * in one place. int64 values (`integerLimits`) are strings, dates are `google.type.Date` objects.
  */
+import { message, SCALAR } from './fields.js';
 export const LABEL_LIMITS = {
   name: 'limits/label',
   maxTitleLength: 200,
@@ -32,3 +33,35 @@ export const LABEL_LIMITS = {
 
 /** The resource name GetLabelLimits accepts. */
 export const LABEL_LIMITS_NAME = LABEL_LIMITS.name;
+
+const V2BETA = 'google.apps.drive.labels.v2beta';
+const lengths = (name: string) => message(`${V2BETA}.${name}`, { minLength: SCALAR, maxLength: SCALAR });
+const listLimits = message(`${V2BETA}.ListLimits`, { maxEntries: SCALAR });
+const date = message('google.type.Date', { year: SCALAR, month: SCALAR, day: SCALAR });
+
+/** The LabelLimits message, which partial responses are checked against. */
+export const LABEL_LIMITS_MESSAGE = message(`${V2BETA}.LabelLimits`, {
+  name: SCALAR,
+  maxTitleLength: SCALAR,
+  maxDescriptionLength: SCALAR,
+  maxFields: SCALAR,
+  maxDeletedFields: SCALAR,
+  maxDraftRevisions: SCALAR,
+  fieldLimits: message(`${V2BETA}.FieldLimits`, {
+    maxIdLength: SCALAR,
+    maxDisplayNameLength: SCALAR,
+    maxDescriptionLength: SCALAR,
+    textLimits: lengths('TextLimits'),
+    longTextLimits: lengths('LongTextLimits'),
+    integerLimits: message(`${V2BETA}.IntegerLimits`, { minValue: SCALAR, maxValue: SCALAR }),
+    dateLimits: message(`${V2BETA}.DateLimits`, { minValue: date, maxValue: date }),
+    userLimits: message(`${V2BETA}.UserLimits`, { listLimits }),
+    selectionLimits: message(`${V2BETA}.SelectionLimits`, {
+      listLimits,
+      maxIdLength: SCALAR,
+      maxDisplayNameLength: SCALAR,
+      maxChoices: SCALAR,
+      maxDeletedChoices: SCALAR,
+    }),
+  }),
+});

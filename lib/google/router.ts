@@ -8,12 +8,15 @@
  */
 import { ApiError } from '../kernel/errors.js';
 import type { HttpResponse } from '../http/types.js';
+import type { MessageType } from './fields.js';
 
 export interface HttpRule<C> {
   /** The RPC name, e.g. `CreateCollector`. */
   id: string;
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
   template: string;
+  /** The response message, which the request's partial response (`fields`) is checked against first. */
+  response: MessageType;
   run: (vars: string[], ctx: C) => Promise<HttpResponse>;
 }
 

@@ -6,18 +6,34 @@
  */
 import { ApiError } from '../kernel/errors.js';
 import type { HttpResponse } from '../http/types.js';
-import { parseFieldSelection, selectFields, type FieldSelection } from './fields.js';
+import { checkFieldSelection, parseFieldSelection, selectFields, UnknownFieldError, type FieldSelection, type MessageType } from './fields.js';
 
 export type EnumEncoding = 'name' | 'int';
 
-/** What the standard parameters of one request ask of its response. */
+/** What the standard parameters of one request ask of its response, once checked against the response type. */
 export interface Wire {
   /** `$alt=json;enum-encoding=int` (what GAPIC REST clients send) asks for enum numbers. */
   enums: EnumEncoding;
-  /** `fields` / `$fields`: a partial response. */
+  /** `fields` / `$fields` / `X-Goog-FieldMask`: a partial response. */
   fields?: FieldSelection;
   /** `prettyPrint` / `$prettyPrint`: Google's default is true. */
   pretty: boolean;
+}
+
+/** A field mask as the request gave it: where from (for errors) and what it selects, not yet checked. */
+export interface RequestedMask {
+  from: string;
+  text: string;
+  selection: FieldSelection;
+}
+
+/**
+ * The system parameters of a request before its method is known. Its mask becomes a Wire's `fields`
+ * only through `responseWire`, which checks it against the method's response message; `googleJson`
+ * takes a Wire, so no method can answer with an unchecked mask.
+ */
+export interface RequestWire extends Omit<Wire, 'fields'> {
+  mask?: RequestedMask;
 }
 
 /** The system parameters every Google API method accepts besides its own (AIP-4 / discovery `parameters`). */
@@ -48,8 +64,39 @@ function boolParam(param: string, value: string): boolean {
   throw bad(param, `Invalid value "${value}" for ${param}; use true or false.`);
 }
 
-/** Reads and checks the system parameters of a request. */
-export function wireOf(params: URLSearchParams): Wire {
+/** The header that carries the same selection as `fields` (Google's system parameter table). */
+export const FIELD_MASK_HEADER = 'X-Goog-FieldMask';
+
+/**
+ * The field mask of a request: `fields`, `$fields` or the `X-Goog-FieldMask` header. An empty value
+ * asks for everything. Google leaves the case of two sources to each implementation (SystemParameter:
+ * "the behavior is implementation-dependent"); picking one silently would answer fields the caller did
+ * not ask for, so two different selections are refused, naming both (the same text twice is accepted).
+ */
+function requestedMask(params: URLSearchParams, headers: Record<string, string>): RequestedMask | undefined {
+  const given: Array<{ from: string; text: string }> = [];
+  for (const param of ['fields', '$fields'] as const) {
+    const text = params.get(param);
+    if (text !== null && text.trim() !== '') given.push({ from: param, text });
+  }
+  const header = headers[FIELD_MASK_HEADER.toLowerCase()];
+  if (header !== undefined && header.trim() !== '') given.push({ from: FIELD_MASK_HEADER, text: header });
+  const [first] = given;
+  if (!first) return undefined;
+  const others = given.filter((g) => g.text.trim() !== first.text.trim());
+  if (others.length) {
+    const message = `Give one field mask: ${[first, ...others].map((g) => `${g.from} "${g.text}"`).join(' and ')} differ.`;
+    throw new ApiError('INVALID_ARGUMENT', message, { fields: Object.fromEntries([first, ...others].map((g) => [g.from, ['conflicts with another field mask of the request']])) });
+  }
+  try {
+    return { from: first.from, text: first.text, selection: parseFieldSelection(first.text) };
+  } catch (err) {
+    throw new ApiError('INVALID_ARGUMENT', `Invalid field selection "${first.text}".`, { fields: { [first.from]: [(err as Error).message] } });
+  }
+}
+
+/** Reads and checks the system parameters of a request (headers with lower-cased names). */
+export function wireOf(params: URLSearchParams, headers: Record<string, string> = {}): RequestWire {
   let enums: EnumEncoding = 'name';
   for (const param of ['alt', '$alt'] as const) {
     const value = params.get(param);
@@ -72,17 +119,23 @@ export function wireOf(params: URLSearchParams): Wire {
   }
   const xgafv = params.get('$.xgafv');
   if (xgafv !== null && xgafv !== '1' && xgafv !== '2') throw bad('$.xgafv', `Invalid value "${xgafv}" for $.xgafv; use 1 or 2.`);
-  let fields: FieldSelection | undefined;
-  for (const param of ['fields', '$fields'] as const) {
-    const value = params.get(param);
-    if (value === null || value.trim() === '') continue;
-    try {
-      fields = parseFieldSelection(value);
-    } catch (err) {
-      throw bad(param, `Invalid field selection "${value}": ${(err as Error).message}`);
-    }
+  return { enums, pretty, mask: requestedMask(params, headers) };
+}
+
+/**
+ * The wire of a method's answer: the request's mask checked against the response message type
+ * (Google's own check: an unknown field is "Invalid field selection <field>", whatever the answer
+ * holds). Methods call it before they act, so a refused mask changes nothing.
+ */
+export function responseWire({ mask, ...wire }: RequestWire, response: MessageType): Wire {
+  if (!mask) return wire;
+  try {
+    checkFieldSelection(mask.selection, response);
+  } catch (err) {
+    if (!(err instanceof UnknownFieldError)) throw err;
+    throw new ApiError('INVALID_ARGUMENT', `Invalid field selection ${err.path}.`, { fields: { [mask.from]: [err.message] } });
   }
-  return { enums, pretty, fields };
+  return { ...wire, fields: mask.selection };
 }
 
 /**

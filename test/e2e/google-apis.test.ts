@@ -190,6 +190,50 @@ describe('migration assessment with googleapis rapidmigrationassessment v1', () 
   });
 });
 
+describe('partial responses through googleapis (fields, X-Goog-FieldMask)', () => {
+  it('selects dot paths, refuses unknown fields and reads the header, on both APIs', async () => {
+    const rma = rmaClient();
+    const parent = 'projects/e2e-fields/locations/us-central1';
+    const collectors = rma.projects.locations.collectors;
+    for (const collectorId of ['f1', 'f2']) {
+      const { data } = await collectors.create({ parent, collectorId, requestBody: { displayName: collectorId }, fields: 'name,done' });
+      expect(Object.keys(data).sort()).toEqual(['done', 'name']);
+      await untilDone(rma, data.name!);
+    }
+    const names = [`${parent}/collectors/f1`, `${parent}/collectors/f2`];
+
+    const { data: dotted } = await collectors.list({ parent, orderBy: 'name', fields: 'collectors.name' });
+    expect(dotted).toEqual({ collectors: names.map((name) => ({ name })) });
+    const { data: viaHeader } = await collectors.list({ parent, orderBy: 'name' }, { headers: { 'X-Goog-FieldMask': 'collectors.name' } });
+    expect(viaHeader).toEqual(dotted);
+    const { data: locations } = await rma.projects.locations.list({ name: 'projects/e2e-fields', fields: 'locations.locationId' });
+    expect(locations.locations).toContainEqual({ locationId: 'us-central1' });
+    expect(locations.locations!.every((l) => Object.keys(l).join() === 'locationId')).toBe(true);
+
+    const refusals = [
+      [() => collectors.list({ parent, fields: 'nosuch' }), 'nosuch'],
+      // An empty list: the field is checked against the message, not the answer.
+      [() => collectors.list({ parent: 'projects/e2e-fields/locations/europe-west1', fields: 'collectors.nosuch' }), 'collectors.nosuch'],
+      [() => collectors.get({ name: names[0]! }, { headers: { 'X-Goog-FieldMask': 'name,nosuch' } }), 'nosuch'],
+      [() => collectors.pause({ name: names[0]!, fields: 'metadata.nosuch', requestBody: {} }), 'metadata.nosuch'],
+    ] as const;
+    for (const [call, field] of refusals) {
+      const refused = await failure(call());
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining(`Invalid field selection ${field}`) });
+    }
+
+    const drivelabels = google.drivelabels({ version: 'v2beta', rootUrl: `${platform.baseUrl}/`, auth: oauth() });
+    const { data: limits } = await drivelabels.limits.getLabel({ name: 'limits/label', fields: 'maxFields,fieldLimits.integerLimits.maxValue' });
+    expect(limits).toEqual({ maxFields: 10, fieldLimits: { integerLimits: { maxValue: '9007199254740991' } } });
+    const { data: limitsViaHeader } = await drivelabels.limits.getLabel({ name: 'limits/label' }, { headers: { 'X-Goog-FieldMask': 'maxFields,fieldLimits.integerLimits.maxValue' } });
+    expect(limitsViaHeader).toEqual(limits);
+    const noLimit = await failure(drivelabels.limits.getLabel({ name: 'limits/label', fields: 'nosuch' }));
+    expect(noLimit.status).toBe(400);
+    expect(noLimit.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: expect.stringContaining('Invalid field selection nosuch') });
+  });
+});
+
 describe('migration assessment over raw HTTP as the GAPIC REST transport sends it', () => {
   const P = 'projects/p/locations/us-central1';
   const ALT = '$alt=json%3Benum-encoding=int';

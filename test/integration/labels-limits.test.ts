@@ -53,3 +53,39 @@ describe('label limits', () => {
     }
   });
 });
+
+describe('label limits partial responses', () => {
+  it('reads dot paths, * and the X-Goog-FieldMask header', async () => {
+    const dots = await get('name=limits/label&prettyPrint=false&fields=maxFields,fieldLimits.integerLimits.maxValue');
+    expect(dots.text).toBe('{"maxFields":10,"fieldLimits":{"integerLimits":{"maxValue":"9007199254740991"}}}');
+    const header = await get('name=limits/label&prettyPrint=false', { 'x-goog-fieldmask': 'maxFields, fieldLimits(integerLimits/maxValue)' });
+    expect(header.text).toBe(dots.text);
+    // Below *, scalars (which have no maxLength) drop out and sub-messages keep what they hold of it.
+    const star = await get('name=limits/label&fields=fieldLimits.*.maxLength');
+    expect(star.json).toEqual({
+      fieldLimits: { textLimits: { maxLength: 1000 }, longTextLimits: { maxLength: 10000 }, integerLimits: {}, dateLimits: {}, userLimits: {}, selectionLimits: {} },
+    });
+    const deeper = await get('name=limits/label&fields=fieldLimits.*.listLimits.maxEntries');
+    expect(deeper.json).toEqual({
+      fieldLimits: {
+        userLimits: { listLimits: { maxEntries: 20 } },
+        selectionLimits: { listLimits: { maxEntries: 20 } },
+        ...{ textLimits: {}, longTextLimits: {}, integerLimits: {}, dateLimits: {} },
+      },
+    });
+  });
+
+  it('refuses a field LabelLimits does not have with INVALID_ARGUMENT naming it', async () => {
+    for (const [query, headers, param, field] of [
+      ['fields=nosuch', {}, 'fields', 'nosuch'],
+      ['fields=fieldLimits.textLimits.maxValue', {}, 'fields', 'fieldLimits.textLimits.maxValue'],
+      ['fields=fieldLimits.*.maxEntries', {}, 'fields', 'fieldLimits.*.maxEntries'],
+      ['', { 'x-goog-fieldmask': 'maxFields,fieldLimits(nosuch)' }, 'X-Goog-FieldMask', 'fieldLimits.nosuch'],
+    ] as const) {
+      const res = await get(`name=limits/label&${query}`, headers);
+      expect(res.status, query).toBe(400);
+      expect(res.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining(`Invalid field selection ${field}`) });
+      expect(res.json.error.details[0].fieldViolations[0].field).toBe(param);
+    }
+  });
+});

@@ -430,3 +430,74 @@ describe('annotations', () => {
     expect(got.json.name).toMatch(new RegExp(`^${P}/annotations/[0-9a-f-]{36}$`));
   });
 });
+
+describe('partial responses on every method (fields, X-Goog-FieldMask)', () => {
+  const L = 'projects/fm/locations/europe-west1';
+  /** A 400 INVALID_ARGUMENT whose field violation names the parameter and the message names the field. */
+  const expectRefused = (res: { status: number; json: any; text: string }, param: string, field: string) => {
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    expect(res.json.error.message).toContain(`Invalid field selection ${field}`);
+    expect(res.json.error.details[0].fieldViolations).toEqual([{ field: param, description: expect.stringContaining(field) }]);
+  };
+
+  it('reads dot paths like slash paths, on lists, gets and locations', async () => {
+    const locations = await send('GET', 'projects/fm/locations', { query: 'fields=locations.name' });
+    expect(locations.status, locations.text).toBe(200);
+    expect(locations.json.locations).toEqual(['asia-southeast1', 'europe-west1', 'us-central1'].map((id) => ({ name: `projects/fm/locations/${id}` })));
+    expect(locations.json).not.toHaveProperty('nextPageToken');
+
+    for (const id of ['d1', 'd2']) await waitDone((await send('POST', `${L}/collectors`, { query: `collectorId=${id}`, body: { displayName: id } })).json.name);
+    const dots = await send('GET', `${L}/collectors`, { query: 'fields=collectors.name,collectors.displayName,nextPageToken&pageSize=1' });
+    const slashes = await send('GET', `${L}/collectors`, { query: 'fields=collectors/name,collectors/displayName,nextPageToken&pageSize=1' });
+    expect(dots.json.collectors).toEqual([{ name: `${L}/collectors/d1`, displayName: 'd1' }]);
+    expect(Object.keys(dots.json).sort()).toEqual(['collectors', 'nextPageToken']);
+    expect(slashes.json.collectors).toEqual(dots.json.collectors);
+
+    const header = await send('GET', `${L}/collectors/d2`, { headers: { 'x-goog-fieldmask': 'name,state' } });
+    expect(header.json).toEqual({ name: `${L}/collectors/d2`, state: 'STATE_READY_TO_USE' });
+  });
+
+  it('refuses a field the response message does not have, even where the answer would be empty', async () => {
+    expectRefused(await send('GET', 'projects/fm/locations', { query: 'fields=nosuch' }), 'fields', 'nosuch');
+    expectRefused(await send('GET', 'projects/empty/locations/us-central1/collectors', { query: 'fields=collectors.nosuch' }), 'fields', 'collectors.nosuch');
+    expectRefused(await send('GET', `${L}/operations`, { headers: { 'x-goog-fieldmask': 'operations(name,nosuch)' } }), 'X-Goog-FieldMask', 'operations.nosuch');
+    // A list's unreachable and a location's metadata are fields of their messages, though never sent here.
+    expect((await send('GET', `${L}/collectors`, { query: 'fields=unreachable' })).json).toEqual({});
+    expect((await send('GET', L, { query: 'fields=metadata' })).json).toEqual({});
+    // Malformed, or given twice with different selections.
+    expectRefused(await send('GET', L, { query: 'fields=name(' }), 'fields', '');
+    const both = await send('GET', L, { query: 'fields=name', headers: { 'x-goog-fieldmask': 'locationId' } });
+    expect(both.status).toBe(400);
+    expect(both.json.error.details[0].fieldViolations.map((v: { field: string }) => v.field).sort()).toEqual(['X-Goog-FieldMask', 'fields']);
+  });
+
+  it('shapes long-running operations and refuses before a method changes anything', async () => {
+    const refused = await send('POST', `${L}/collectors`, { query: 'collectorId=never&fields=name,nosuch', body: {} });
+    expectRefused(refused, 'fields', 'nosuch');
+    expect((await send('GET', `${L}/collectors/never`)).status).toBe(404);
+
+    const op = await send('POST', `${L}/collectors`, { query: 'collectorId=d3&fields=name,metadata.verb', body: {} });
+    expect(op.status, op.text).toBe(200);
+    expect(op.json).toEqual({
+      name: expect.stringMatching(new RegExp(`^${L}/operations/`)),
+      metadata: { '@type': 'type.googleapis.com/google.cloud.rapidmigrationassessment.v1.OperationMetadata', verb: 'create' },
+    });
+    await waitDone(op.json.name);
+    const done = await send('GET', op.json.name, { query: 'fields=done,response.name,response.state' });
+    expect(done.json).toEqual({
+      done: true,
+      response: { '@type': 'type.googleapis.com/google.cloud.rapidmigrationassessment.v1.Collector', name: `${L}/collectors/d3`, state: 'STATE_READY_TO_USE' },
+    });
+    const paused = await send('POST', `${L}/collectors/d3:register`, { query: 'fields=metadata(target,verb)', body: {} });
+    expect(paused.json.metadata).toMatchObject({ target: `${L}/collectors/d3`, verb: 'register' });
+    expect(Object.keys(paused.json)).toEqual(['metadata']);
+
+    // Empty answers (DeleteOperation, CancelOperation) have no fields to select.
+    expectRefused(await send('DELETE', op.json.name, { query: 'fields=name' }), 'fields', 'name');
+    expect((await send('GET', op.json.name)).status).toBe(200);
+    const deleted = await send('DELETE', op.json.name, { query: 'fields=*' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.json).toEqual({});
+  });
+});

@@ -1,18 +1,49 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#lib/kernel/errors.js';
-import { anyOf, googleJson, parseTimestampNanos, ProtoEnum, timestamp, wireOf } from '#lib/google/wire.js';
+import { anyField, message, SCALAR } from '#lib/google/fields.js';
+import { anyOf, googleJson, parseTimestampNanos, ProtoEnum, responseWire, timestamp, wireOf } from '#lib/google/wire.js';
 
-const wire = (q: string) => wireOf(new URLSearchParams(q));
+const BODY = message('x.Body', { a: SCALAR, b: message('x.B', { c: SCALAR, d: SCALAR }), any: anyField(message('x.Y', { z: SCALAR })) });
+const wire = (q: string, headers: Record<string, string> = {}) => responseWire(wireOf(new URLSearchParams(q), headers), BODY);
 
 describe('system parameters', () => {
   it('reads $alt enum encoding, prettyPrint, fields and $.xgafv', () => {
-    expect(wire('')).toMatchObject({ enums: 'name', pretty: true, fields: undefined });
+    expect(wire('')).toEqual({ enums: 'name', pretty: true });
     expect(wire('$alt=json%3Benum-encoding=int').enums).toBe('int');
     expect(wire('$alt=json;enum-encoding=string').enums).toBe('name');
     expect(wire('alt=json&prettyPrint=false').pretty).toBe(false);
     expect(wire('$prettyPrint=0').pretty).toBe(false);
     expect(wire('fields=a,b(c)').fields?.get('b')).toBeInstanceOf(Map);
+    expect(wire('fields=').fields).toBeUndefined();
     expect(wire('$.xgafv=2&key=k&quotaUser=q&access_token=t').enums).toBe('name');
+  });
+
+  it('reads the X-Goog-FieldMask header as the fields parameter', () => {
+    const body = { a: 1, b: { c: 2, d: 3 } };
+    const viaHeader = googleJson(wire('prettyPrint=false', { 'x-goog-fieldmask': 'b.c' }), body).body;
+    expect(viaHeader).toBe('{"b":{"c":2}}');
+    expect(googleJson(wire('prettyPrint=false&fields=b/c'), body).body).toBe(viaHeader);
+    // The same selection twice is no conflict.
+    expect(googleJson(wire('prettyPrint=false&fields=b.c', { 'x-goog-fieldmask': 'b.c' }), body).body).toBe(viaHeader);
+  });
+
+  it('refuses an unknown field or two different selections with INVALID_ARGUMENT naming them', () => {
+    const refusal = (q: string, headers: Record<string, string> = {}) => {
+      try {
+        wire(q, headers);
+      } catch (err) {
+        return err as ApiError;
+      }
+      throw new Error(`${q} was accepted`);
+    };
+    const unknown = refusal('', { 'x-goog-fieldmask': 'a,nosuch' });
+    expect(unknown.reason).toBe('INVALID_ARGUMENT');
+    expect(unknown.message).toContain('Invalid field selection nosuch');
+    expect(Object.keys(unknown.fields ?? {})).toEqual(['X-Goog-FieldMask']);
+    const both = refusal('fields=a', { 'x-goog-fieldmask': 'b' });
+    expect(both.reason).toBe('INVALID_ARGUMENT');
+    expect(Object.keys(both.fields ?? {}).sort()).toEqual(['X-Goog-FieldMask', 'fields']);
+    expect(Object.keys(refusal('fields=a&$fields=b').fields ?? {}).sort()).toEqual(['$fields', 'fields']);
   });
 
   it('refuses what it cannot serve with INVALID_ARGUMENT naming the parameter', () => {
@@ -22,6 +53,9 @@ describe('system parameters', () => {
       ['prettyPrint=maybe', 'prettyPrint'],
       ['$.xgafv=3', '$.xgafv'],
       ['fields=a(', 'fields'],
+      ['fields=a.', 'fields'],
+      ['$fields=nosuch', '$fields'],
+      ['fields=b.nosuch', 'fields'],
     ] as const) {
       try {
         wire(q);
