@@ -67,6 +67,25 @@ describe('response cache', () => {
     expect(calls()).toBe(afterFirst);
   });
 
+  it('answers GET queries (no header, as graphql-request sends them) from the same cache as POSTs', async () => {
+    const { catalog, calls } = countingCatalog();
+    const yoga = createCreatureYoga({ store: backend.store, logger, catalog });
+    const query = 'query($n: String) { creature(name: $n) { name number } }';
+    const get = async (n: string) => {
+      const res = await yoga.fetch(`http://localhost/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ n }))}`);
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const first = await get('Cindlet');
+    expect(first).toEqual({ data: { creature: { name: 'Cindlet', number: '001' } } });
+    const afterFirst = calls();
+    expect(await get('Cindlet')).toEqual(first);
+    expect(await post(yoga, query, { n: 'Cindlet' })).toEqual(first);
+    expect(calls()).toBe(afterFirst);
+    expect(await get('Pebbro')).toEqual({ data: { creature: { name: 'Pebbro', number: '013' } } });
+    expect(calls()).toBe(afterFirst + 1);
+  });
+
   it('keeps answers apart by variables and by operation', async () => {
     const yoga = createCreatureYoga({ store: backend.store, logger });
     const query = 'query One($name: String) { creature(name: $name) { name number } }';
