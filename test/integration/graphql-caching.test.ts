@@ -84,6 +84,17 @@ describe('response cache', () => {
     expect(calls()).toBe(afterFirst);
     expect(await get('Pebbro')).toEqual({ data: { creature: { name: 'Pebbro', number: '013' } } });
     expect(calls()).toBe(afterFirst + 1);
+
+    // A cached GET answer carries its cache key as ETag; revalidating with it is a 304 without a body.
+    const url = `http://localhost/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ n: 'Cindlet' }))}`;
+    const etag = (await yoga.fetch(url)).headers.get('etag');
+    expect(etag).toMatch(/^[0-9a-f]{64}$/);
+    const revalidated = await yoga.fetch(url, { headers: { 'if-none-match': etag! } });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe('');
+    // A message is never cached, so never revalidated either.
+    const message = await yoga.fetch(`http://localhost/graphql?query=${encodeURIComponent('{ getMessage(id: "00000000000000000000") { id } }')}`);
+    expect(message.headers.get('etag')).toBeNull();
   });
 
   it('keeps answers apart by variables and by operation', async () => {
