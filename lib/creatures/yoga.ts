@@ -14,7 +14,7 @@ import { useCostLimit, type ListSize } from '../graphql/cost.js';
 import { useIntrospectionDepthLimit } from '../graphql/introspection-depth.js';
 import { CSRF_HEADERS, useCsrfPrevention } from '../graphql/csrf.js';
 import { maskError, yogaLogger } from '../graphql/errors.js';
-import { useGetParams } from '../graphql/get-params.js';
+import { useGetParams, useParamsObject } from '../graphql/params.js';
 import { usePersistedQueries } from '../graphql/persisted-queries.js';
 import { offlineGraphiQL } from '../graphql/graphiql.js';
 import { assertRootResolvers } from '../graphql/root-resolvers.js';
@@ -205,6 +205,7 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     context: (): CreatureContext => ({ catalog, messages }),
     plugins: [
       useGetParams(),
+      useParamsObject(),
       useCsrfPrevention(),
       // Before the cost limit, which reads the query a hash stands for.
       usePersistedQueries({ maxEntries: GRAPHQL_LIMITS.persistedQueries, maxQueryLength: GRAPHQL_LIMITS.persistedQueryLength }),

@@ -1,8 +1,9 @@
 /**
- * The parameters of a GraphQL GET (`?query=…&variables=…&extensions=…&operationName=…`), read as
- * yoga reads them except that `variables` or `extensions` that are not JSON are a 400 naming the
- * parameter: yoga's own parser lets JSON.parse's SyntaxError through, which is answered as an
- * unexpected error (500).
+ * Request parameters checked where yoga would let a malformed one become an unexpected error (500):
+ * the parameters of a GET (`?query=…&variables=…&extensions=…&operationName=…`), read as yoga reads
+ * them except that `variables` or `extensions` that are not JSON are a 400 naming the parameter
+ * (yoga's parser lets JSON.parse's SyntaxError through), and each operation of a batch, which must be
+ * an object before the plugins that read its fields see it (a `null` in the array made them throw).
  */
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 
@@ -34,6 +35,21 @@ export function useGetParams(): Plugin {
   return {
     onRequestParse({ request, setRequestParser }) {
       if (request.method === 'GET') setRequestParser((r) => parseGetParams(r.url));
+    },
+  };
+}
+
+/** Put before every plugin with an `onParams` hook: they read `params.query` and `params.extensions`. */
+export function useParamsObject(): Plugin {
+  return {
+    onParams({ params }) {
+      const value: unknown = params;
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        const given = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+        throw createGraphQLError(`Each operation is a JSON object with a query, got ${given}.`, {
+          extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+        });
+      }
     },
   };
 }
