@@ -1,7 +1,8 @@
 /**
  * The creature GraphQL server as one yoga instance: schema and resolvers, the offline explorer, the
- * limits and CSRF prevention, batching and automatic persisted queries. Build it once per process (module scope) and serve it from Lambda
- * (functions/graphql/handler.ts), `node:http` (`createServer(yoga)`) or in-process (`yoga.fetch`).
+ * limits, CSRF prevention, batching and automatic persisted queries. Build it once per process (module
+ * scope) and serve it from Lambda (functions/graphql/handler.ts), `node:http` (`createServer(yoga)`) or
+ * in-process (`yoga.fetch`).
  * The state store and logger are taken lazily, so building the instance reads no configuration.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';

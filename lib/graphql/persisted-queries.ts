@@ -45,6 +45,12 @@ class LruStore {
   }
 }
 
+/** A value from the request as an error message shows it: JSON, cut short. */
+const shown = (value: unknown) => {
+  const text = JSON.stringify(value) ?? 'none';
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+};
+
 /** The persistedQuery extension checked field by field; undefined when the operation sends none. */
 function persistedHash(extensions: unknown): string | undefined {
   if (extensions === null || typeof extensions !== 'object') return undefined;
@@ -54,10 +60,9 @@ function persistedHash(extensions: unknown): string | undefined {
     throw badRequest('extensions.persistedQuery: an object with version and sha256Hash');
   }
   const { version, sha256Hash } = persisted as Record<string, unknown>;
-  if (version !== 1) throw badRequest(`extensions.persistedQuery.version: only 1 is supported, got ${JSON.stringify(version) ?? 'none'}`);
+  if (version !== 1) throw badRequest(`extensions.persistedQuery.version: only 1 is supported, got ${shown(version)}`);
   if (typeof sha256Hash !== 'string' || !SHA256_HEX.test(sha256Hash)) {
-    const shown = typeof sha256Hash === 'string' ? JSON.stringify(sha256Hash.slice(0, 80)) : (JSON.stringify(sha256Hash) ?? 'none');
-    throw badRequest(`extensions.persistedQuery.sha256Hash: 64 hexadecimal digits, got ${shown}`);
+    throw badRequest(`extensions.persistedQuery.sha256Hash: 64 hexadecimal digits, got ${shown(sha256Hash)}`);
   }
   return sha256Hash.toLowerCase();
 }

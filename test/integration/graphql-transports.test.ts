@@ -152,6 +152,8 @@ describe('automatic persisted queries', () => {
       [persisted(hash.replace(/./, 'g')), 'extensions.persistedQuery.sha256Hash: 64 hexadecimal digits, got "'],
       [{ persistedQuery: 'x' }, 'extensions.persistedQuery: an object with version and sha256Hash'],
       [{ persistedQuery: { version: 1, sha256Hash: 7 } }, 'extensions.persistedQuery.sha256Hash: 64 hexadecimal digits, got 7'],
+      [{ persistedQuery: { sha256Hash: hash } }, 'extensions.persistedQuery.version: only 1 is supported, got none'],
+      [persisted('f'.repeat(5000)), `extensions.persistedQuery.sha256Hash: 64 hexadecimal digits, got "${'f'.repeat(79)}…`],
     ] as const) {
       const { status, body } = await send({ extensions });
       expect(status, message).toBe(400);
