@@ -427,6 +427,13 @@ const schema = z.object({
    */
   SOCKET_CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(3),
 
+  /**
+   * Most operations in one GraphQL batch (a JSON array body, as graphql-request's batchRequests and
+   * Apollo's BatchHttpLink send); 0 refuses batches. A batch's cost together is held to the limit of
+   * one operation whatever this says (lib/graphql/cost.ts).
+   */
+  GRAPHQL_BATCH_LIMIT: z.coerce.number().int().min(0).max(100).default(10),
+
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Allows user-requested fetches to loopback addresses. Tests only; never in the cloud. */
   ALLOW_LOOPBACK_FETCH: bool.default(false),
@@ -490,6 +497,13 @@ export function engineConfig(): EngineConfig {
 /** The built-in account's settings alone, for the command-line tools, which have no STATE_TABLE and the like. */
 export function accountConfig(env: Record<string, string | undefined> = process.env) {
   return schema.pick({ ACCOUNT_USERNAME: true, ACCOUNT_EMAIL: true, ACCOUNT_CREDITS: true }).parse(env);
+}
+
+/** The GraphQL function's settings alone (it needs none of the rest). */
+export function graphqlConfig(env: Record<string, string | undefined> = process.env): Pick<Config, 'GRAPHQL_BATCH_LIMIT'> {
+  const result = schema.pick({ GRAPHQL_BATCH_LIMIT: true }).safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(`invalid configuration, set these environment variables: GRAPHQL_BATCH_LIMIT: ${result.error.issues[0]?.message}`);
 }
 
 /** The region list and each region's bucket alone (the local platform makes a bucket per region). */

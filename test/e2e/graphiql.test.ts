@@ -7,6 +7,8 @@
  * (e.g. http://localhost:4000, or a deployed stage's URL) to test a running service instead.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
@@ -166,5 +168,75 @@ describe('GraphiQL served by the functions', () => {
     });
     expect(await res.json()).toEqual({ data: { getMessage: { content: 'from the explorer', author: 'e2e' } } });
     expect(refused).toEqual([]);
+  });
+});
+
+/**
+ * What a page of another origin can make a visitor's browser do with the API, now that GET queries
+ * need no header: read public data (as it could itself), and nothing more. Statuses are read from
+ * the network, where the page itself sees only opaque answers.
+ */
+describe('a page of another origin', () => {
+  let otherOrigin: string;
+  let statuses: Array<{ method: string; status: number }>;
+
+  beforeAll(async () => {
+    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title>'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => other.close(() => resolve())));
+    otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  });
+
+  beforeEach(async () => {
+    statuses = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/graphql') statuses.push({ method: response.request().method(), status: response.status() });
+    });
+    await page.goto(otherOrigin, { waitUntil: 'load' });
+  });
+
+  const mutation = 'mutation { createMessage(input: { content: "sent by another site" }) { id } }';
+
+  it('reads a public GET query, but never with the visitor\'s credentials', async () => {
+    const outcome = await page.evaluate(async (endpoint) => {
+      const url = `${endpoint}?query=${encodeURIComponent('{ creature(name: "Pebbro") { number } }')}`;
+      const plain = await (await fetch(url)).json();
+      const credentialed = await fetch(url, { credentials: 'include' }).then(
+        () => 'read',
+        (error: Error) => error.name,
+      );
+      return { plain, credentialed };
+    }, `${baseUrl}/graphql`);
+    expect(outcome).toEqual({ plain: { data: { creature: { number: '013' } } }, credentialed: 'TypeError' });
+  });
+
+  it('cannot write: a mutation over GET is 405, a form or text/plain POST 403', async () => {
+    await page.evaluate(
+      async (endpoint, query) => {
+        await fetch(`${endpoint}?query=${encodeURIComponent(query)}`, { mode: 'no-cors' });
+        await fetch(endpoint, { method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query }) });
+      },
+      `${baseUrl}/graphql`,
+      mutation,
+    );
+    // A form submitted as a page would, navigating the tab to the API's answer.
+    await Promise.all([
+      page.waitForNavigation(),
+      page.evaluate(
+        (endpoint, query) => {
+          const form = Object.assign(document.createElement('form'), { method: 'POST', action: endpoint });
+          form.append(Object.assign(document.createElement('input'), { name: 'query', value: query }));
+          document.body.append(form);
+          form.submit();
+        },
+        `${baseUrl}/graphql`,
+        mutation,
+      ),
+    ]);
+    expect(statuses).toEqual([
+      { method: 'GET', status: 405 },
+      { method: 'POST', status: 403 },
+      { method: 'POST', status: 403 },
+    ]);
   });
 });

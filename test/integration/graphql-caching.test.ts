@@ -67,6 +67,36 @@ describe('response cache', () => {
     expect(calls()).toBe(afterFirst);
   });
 
+  it('answers GET queries (no header, as graphql-request sends them) from the same cache as POSTs', async () => {
+    const { catalog, calls } = countingCatalog();
+    const yoga = createCreatureYoga({ store: backend.store, logger, catalog });
+    const query = 'query($n: String) { creature(name: $n) { name number } }';
+    const get = async (n: string) => {
+      const res = await yoga.fetch(`http://localhost/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ n }))}`);
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    const first = await get('Cindlet');
+    expect(first).toEqual({ data: { creature: { name: 'Cindlet', number: '001' } } });
+    const afterFirst = calls();
+    expect(await get('Cindlet')).toEqual(first);
+    expect(await post(yoga, query, { n: 'Cindlet' })).toEqual(first);
+    expect(calls()).toBe(afterFirst);
+    expect(await get('Pebbro')).toEqual({ data: { creature: { name: 'Pebbro', number: '013' } } });
+    expect(calls()).toBe(afterFirst + 1);
+
+    // A cached GET answer carries its cache key as ETag; revalidating with it is a 304 without a body.
+    const url = `http://localhost/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ n: 'Cindlet' }))}`;
+    const etag = (await yoga.fetch(url)).headers.get('etag');
+    expect(etag).toMatch(/^[0-9a-f]{64}$/);
+    const revalidated = await yoga.fetch(url, { headers: { 'if-none-match': etag! } });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe('');
+    // A message is never cached, so never revalidated either.
+    const message = await yoga.fetch(`http://localhost/graphql?query=${encodeURIComponent('{ getMessage(id: "00000000000000000000") { id } }')}`);
+    expect(message.headers.get('etag')).toBeNull();
+  });
+
   it('keeps answers apart by variables and by operation', async () => {
     const yoga = createCreatureYoga({ store: backend.store, logger });
     const query = 'query One($name: String) { creature(name: $name) { name number } }';

@@ -275,32 +275,43 @@ describe('HTTP rules', () => {
   const get = (query: string, headers: Record<string, string> = {}) =>
     yoga.fetch(`http://localhost/graphql?query=${encodeURIComponent(query)}`, { headers });
 
-  it('runs queries over GET (with a CSRF header or a JSON content type)', async () => {
-    for (const headers of [{ 'x-graphql-yoga-csrf': '1' }, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
+  it('runs queries over GET, with no header at all, with a CSRF header or with a JSON content type', async () => {
+    for (const headers of [{}, { 'x-graphql-yoga-csrf': '1' }, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
       const res = await get('{ creature(name: "Pebbro") { number } }', headers);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ data: { creature: { number: '013' } } });
     }
   });
 
-  it('never runs a mutation over GET', async () => {
-    const res = await get('mutation { createMessage(input: { content: "via GET" }) { id } }', { 'x-graphql-yoga-csrf': '1' });
-    expect(res.status).toBe(405);
-    const body = (await res.json()) as GraphQLBody;
-    expect(body.data).toBeUndefined();
-    expect(body.errors?.[0]?.message).toBe('Can only perform a mutation operation from a POST request.');
+  it('never runs a mutation over GET, with or without a CSRF header', async () => {
+    for (const headers of [{}, { 'x-graphql-yoga-csrf': '1' }] as Array<Record<string, string>>) {
+      const res = await get('mutation { createMessage(input: { content: "via GET" }) { id } }', headers);
+      expect(res.status).toBe(405);
+      const body = (await res.json()) as GraphQLBody;
+      expect(body.data).toBeUndefined();
+      expect(body.errors?.[0]?.message).toBe('Can only perform a mutation operation from a POST request.');
+    }
   });
 
-  it('refuses requests a browser can send cross-site without a preflight, and says what to send instead', async () => {
+  it('answers a GET with malformed variables or extensions with a 400 naming the parameter', async () => {
+    for (const param of ['variables', 'extensions']) {
+      const res = await yoga.fetch(`http://localhost/graphql?query=${encodeURIComponent('{ creatures { name } }')}&${param}=%7Bnot-json`);
+      expect(res.status, param).toBe(400);
+      const body = (await res.json()) as GraphQLBody;
+      expect(body.errors?.[0]?.message, param).toContain(param);
+    }
+  });
+
+  it('refuses POSTs a browser can send cross-site without a preflight (a form, text/plain, no type), and says what to send instead', async () => {
     const mutation = 'mutation { createMessage(input: { content: "csrf" }) { id } }';
     const attempts: Array<[string, RequestInit]> = [
-      ['GET without header', {}],
       ['text/plain POST', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: mutation }) }],
       ['form POST', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `query=${encodeURIComponent(mutation)}` }],
+      ['multipart POST', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: `--x\r\ncontent-disposition: form-data; name="query"\r\n\r\n${mutation}\r\n--x--\r\n` }],
+      ['POST without type', { method: 'POST', body: new Blob([JSON.stringify({ query: mutation })]) }],
     ];
     for (const [label, init] of attempts) {
-      const url = init.method ? 'http://localhost/graphql' : `http://localhost/graphql?query=${encodeURIComponent('{ creatures { name } }')}`;
-      const res = await yoga.fetch(url, init);
+      const res = await yoga.fetch('http://localhost/graphql', init);
       expect(res.status, label).toBe(403);
       const body = (await res.json()) as GraphQLBody;
       expect(body.data, label).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '#lib/kernel/config.js';
+import { ConfigError, graphqlConfig, parseConfig } from '#lib/kernel/config.js';
 
 const minimal = {
   STATE_TABLE: 't',
@@ -29,6 +29,16 @@ describe('configuration', () => {
     }
     expect(parseConfig(minimal).USAGE_RETENTION_DAYS).toBe(400);
     expect(() => parseConfig({ ...minimal, USAGE_RETENTION_DAYS: '30' })).toThrow(/USAGE_RETENTION_DAYS/);
+  });
+
+  it('reads the GraphQL batch bound alone, 10 by default, 0 refusing batches, and names it when malformed', () => {
+    expect(graphqlConfig({})).toEqual({ GRAPHQL_BATCH_LIMIT: 10 });
+    expect(graphqlConfig({ GRAPHQL_BATCH_LIMIT: '3' }).GRAPHQL_BATCH_LIMIT).toBe(3);
+    expect(graphqlConfig({ GRAPHQL_BATCH_LIMIT: '0' }).GRAPHQL_BATCH_LIMIT).toBe(0);
+    expect(parseConfig({ ...minimal, GRAPHQL_BATCH_LIMIT: '20' }).GRAPHQL_BATCH_LIMIT).toBe(20);
+    for (const bad of ['many', '-1', '2.5', '101']) {
+      expect(() => graphqlConfig({ GRAPHQL_BATCH_LIMIT: bad }), bad).toThrow(/^invalid configuration, set these environment variables: GRAPHQL_BATCH_LIMIT: /);
+    }
   });
 
   it('fails with the names of the missing or malformed settings', () => {

@@ -1,7 +1,8 @@
 /**
  * The creature GraphQL server as one yoga instance: schema and resolvers, the offline explorer, the
- * limits and CSRF prevention. Build it once per process (module scope) and serve it from Lambda
- * (functions/graphql/handler.ts), `node:http` (`createServer(yoga)`) or in-process (`yoga.fetch`).
+ * limits, CSRF prevention, batching and automatic persisted queries. Build it once per process (module
+ * scope) and serve it from Lambda (functions/graphql/handler.ts), `node:http` (`createServer(yoga)`) or
+ * in-process (`yoga.fetch`).
  * The state store and logger are taken lazily, so building the instance reads no configuration.
  */
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
@@ -14,6 +15,8 @@ import { useCostLimit, type ListSize } from '../server/cost.js';
 import { useIntrospectionDepthLimit } from '../server/introspection-depth.js';
 import { CSRF_HEADERS, useCsrfPrevention } from '../server/csrf.js';
 import { maskError, yogaLogger } from '../server/errors.js';
+import { useGetParams, useParamsObject } from '../server/params.js';
+import { usePersistedQueries } from '../server/persisted-queries.js';
 import { offlineGraphiQL } from '../server/graphiql.js';
 import { assertRootResolvers } from '../server/root-resolvers.js';
 import { creatureCatalog, type CreatureCatalog } from './catalog.js';
@@ -50,6 +53,18 @@ export const GRAPHQL_LIMITS = {
    * under 256 MB of the function's 1024 MB.
    */
   cachedResponses: 64,
+  /**
+   * Operations in one batch (a JSON array body) unless the server is given another bound
+   * (GRAPHQL_BATCH_LIMIT). Each is limited like a single operation, and the batch's cost together is
+   * held to `maxCost`, so a batch's answer is no larger than one operation's can be.
+   */
+  batchOperations: 10,
+  /**
+   * Automatic persisted queries kept per function instance, and the longest query kept: at most about
+   * 20 MB of strings. A query the store has dropped costs its client one more request.
+   */
+  persistedQueries: 1000,
+  persistedQueryLength: 10_000,
 } as const;
 
 /**
@@ -98,6 +113,8 @@ export interface CreatureYogaOptions {
   execution?: NonNullable<YogaServerOptions<object, CreatureContext>['plugins']>[number];
   /** Keep parsed and validated documents (yoga's parser and validation cache, default true). */
   parseCache?: boolean;
+  /** Most operations in one batch; 0 refuses batches (default GRAPHQL_LIMITS.batchOperations). */
+  batchLimit?: number;
 }
 
 const lazy = <T extends object>(value: T | (() => T)): (() => T) => {
@@ -176,7 +193,7 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     maskedErrors: { maskError, isDev: false },
     multipart: false,
     parserAndValidationCache: opts.parseCache ?? true,
-    batching: false,
+    batching: { limit: opts.batchLimit ?? GRAPHQL_LIMITS.batchOperations },
     maxRequestBodySize: GRAPHQL_LIMITS.maxRequestBodyBytes,
     // A public, credential-free API: any origin may call it with a preflighted request.
     cors: {
@@ -188,8 +205,12 @@ export function createCreatureYoga(opts: CreatureYogaOptions): CreatureYoga {
     },
     context: (): CreatureContext => ({ catalog, messages }),
     plugins: [
+      useGetParams(),
+      useParamsObject(),
       useCsrfPrevention(),
-      useCostLimit({ maxCost: GRAPHQL_LIMITS.maxCost, listSizes: creatureListSizes(catalog) }),
+      // Before the cost limit, which reads the query a hash stands for.
+      usePersistedQueries({ maxEntries: GRAPHQL_LIMITS.persistedQueries, maxQueryLength: GRAPHQL_LIMITS.persistedQueryLength }),
+      useCostLimit({ maxCost: GRAPHQL_LIMITS.maxCost, maxTokens: GRAPHQL_LIMITS.maxTokens, listSizes: creatureListSizes(catalog) }),
       useIntrospectionDepthLimit({ maxDepth: GRAPHQL_LIMITS.maxDepth, maxWrapperRun: GRAPHQL_LIMITS.maxWrapperRun }),
       EnvelopArmorPlugin({
         // Introspection's depth: useIntrospectionDepthLimit (armor would count each ofType of GraphiQL's query).

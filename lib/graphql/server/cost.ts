@@ -9,9 +9,18 @@
  * directive by their average length over the schema, rounded up (under `types`, the exact total).
  *
  * The estimate is checked while validating, so an operation over the limit never executes.
+ *
+ * A batch (a JSON array of operations) shares one budget: its operations are counted in order as they
+ * come to be run, and one that would take the total over the limit is answered with an error instead
+ * of data, so that a batch cannot multiply the largest answer by the number of operations it holds.
+ * Counted before the response cache, so answers it holds count too.
  */
 import {
   Kind,
+  parse,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
   type ASTVisitor,
   type GraphQLObjectType,
   type GraphQLSchema,
@@ -145,12 +154,15 @@ export function operationCost(
   return cost;
 }
 
+function rootType(schema: GraphQLSchema, node: OperationDefinitionNode): GraphQLObjectType | null | undefined {
+  return node.operation === 'query' ? schema.getQueryType() : node.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+}
+
 export function costLimitRule(opts: CostOptions) {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(node) {
       const schema = context.getSchema();
-      const root =
-        node.operation === 'query' ? schema.getQueryType() : node.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+      const root = rootType(schema, node);
       if (!root) return;
       const cost = operationCost(schema, context, node.selectionSet, root, opts);
       if (cost > opts.maxCost) {
@@ -165,11 +177,59 @@ export function costLimitRule(opts: CostOptions) {
   });
 }
 
-export function useCostLimit(opts: CostOptions): Plugin {
+/**
+ * The estimate for the operation a batch element runs, or undefined when it cannot be known here (not
+ * parseable, no such operation): then the element fails in yoga's own parsing or validation.
+ */
+function paramsCost(schema: GraphQLSchema, query: unknown, operationName: unknown, opts: CostOptions & { maxTokens: number }): number | undefined {
+  if (typeof query !== 'string') return undefined;
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: opts.maxTokens });
+  } catch {
+    return undefined;
+  }
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = typeof operationName === 'string' && operationName ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const root = operation && rootType(schema, operation);
+  if (!operation || !root) return undefined;
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
+  return operationCost(schema, { getFragment: (name) => fragments.get(name) }, operation.selectionSet, root, opts);
+}
+
+export function useCostLimit(opts: CostOptions & { maxTokens: number }): Plugin {
   const rule = costLimitRule(opts);
+  /** What each batch request has spent so far; single operations are left to the validation rule. */
+  const batches = new WeakMap<Request, { spent: number }>();
+  let schema: GraphQLSchema | undefined;
   return {
+    onSchemaChange({ schema: changed }) {
+      schema = changed;
+    },
     onValidate({ addValidationRule }) {
       addValidationRule(rule);
+    },
+    onRequestParse({ request }) {
+      return {
+        onRequestParseDone({ requestParserResult }) {
+          if (Array.isArray(requestParserResult)) batches.set(request, { spent: 0 });
+        },
+      };
+    },
+    onParams({ params, request }) {
+      const batch = batches.get(request);
+      if (!batch || !schema) return;
+      const cost = paramsCost(schema, params.query, params.operationName, opts);
+      if (cost === undefined || cost > opts.maxCost) return; // refused by the validation rule
+      if (batch.spent + cost > opts.maxCost) {
+        throw createGraphQLError(
+          `Batch cost ${batch.spent + cost} exceeds the limit of ${opts.maxCost} for one request: send this operation in a request of its own, or ask for fewer items.`,
+          { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', cost, spent: batch.spent, maxCost: opts.maxCost } },
+        );
+      }
+      batch.spent += cost;
     },
   };
 }

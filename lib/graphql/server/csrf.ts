@@ -1,8 +1,15 @@
 /**
- * CSRF prevention for GraphQL over HTTP, the same rule as yoga's `useCSRFPrevention` (and Apollo's):
- * a GraphQL request a browser could send cross-site without a CORS preflight (GET, or a POST whose
- * content type is absent, text/plain, form-urlencoded or multipart) is refused with 403 unless it
- * carries one of the custom headers below, which no plain form, link or image can set.
+ * CSRF prevention for GraphQL over HTTP, after yoga's `useCSRFPrevention` (and Apollo's): a POST a
+ * browser could send cross-site without a CORS preflight (its content type absent, text/plain,
+ * form-urlencoded or multipart) is refused with 403 unless it carries one of the custom headers below,
+ * which no plain form can set.
+ *
+ * GET passes without a header, unlike in yoga's and Apollo's rule, so that clients' GET modes work
+ * with their defaults (graphql-request's `method: 'GET'` sends none). A GET can only read: yoga
+ * refuses a mutation over GET (405) whatever the headers, and queries here have no side effect. What
+ * a cross-site page could gain by making a visitor's browser send one is an answer it could ask for
+ * itself: the API takes no cookies or other ambient credentials (CORS allows no credentials) and its
+ * data is public.
  *
  * JSON POSTs (`content-type: application/json`), which is what GraphiQL, curl examples and GraphQL
  * clients send, are preflighted by browsers and pass untouched. The explorer page and its assets are
@@ -26,7 +33,7 @@ export function useCsrfPrevention(opts: { headers?: readonly string[] } = {}): P
   const headers = opts.headers ?? CSRF_HEADERS;
   return {
     onRequestParse({ request }) {
-      if (wasPreflighted(request, headers)) return;
+      if (request.method === 'GET' || wasPreflighted(request, headers)) return;
       throw createGraphQLError(
         'This request could have been sent by another web site without your consent (CSRF), so it is refused. ' +
           `Send it with "content-type: application/json", or add the header "${headers[0]}: 1".`,
