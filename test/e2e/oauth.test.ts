@@ -46,6 +46,8 @@ const CHOSEN_SECRET = 'dash-under_dot.tilde~ space+plus-_.~';
 const confidential: Record<'generated' | 'chosen', { id: string; secret: string }> = { generated: { id: '', secret: '' }, chosen: { id: '', secret: '' } };
 const ann = { email: 'ann@example.com', password: 'ann-password-1234', name: 'Ann' };
 const bob = { email: 'bob@example.com', password: 'bob-password-1234', name: 'Bob' };
+/** The user of the confidential clients (her authorized applications are hers alone). */
+const cat = { email: 'cat@example.com', password: 'cat-password-1234', name: 'Cat' };
 /** An API key of Ann's (her usage is charted on her account page). */
 let annKey: string;
 
@@ -61,7 +63,7 @@ beforeAll(async () => {
     'api-platform-local-state',
   );
   const accounts = new Accounts(state, { username: 'local', email: 'local@example.com', credits: 1_000_000 });
-  for (const u of [ann, bob]) await accounts.create({ email: u.email, username: u.name, password: u.password });
+  for (const u of [ann, bob, cat]) await accounts.create({ email: u.email, username: u.name, password: u.password });
   annKey = (await new ApiKeys(state).create({ scopes: ['task.read', 'task.write'], userId: (await accounts.resolve(ann.email))!.id })).key;
   const clients = new OAuthClients(state);
   clientIds.app = (await clients.create({ name: 'Converter app', redirectUris: [REDIRECT], public: true })).client.id;
@@ -299,13 +301,13 @@ describe('confidential clients through oauth4webapi (client authentication as RF
   const METHODS = { ClientSecretBasic: oauth.ClientSecretBasic, ClientSecretPost: oauth.ClientSecretPost };
   let context: BrowserContext | undefined;
 
-  /** The code flow with PKCE, Ann approving in a browser profile of this block's own (signed in once). */
+  /** The code flow with PKCE, Cat approving in a browser profile of this block's own (signed in once). */
   async function approvedCode(clientId: string, scope: string) {
     const signIn = !context;
     context ??= await browser.createBrowserContext();
     const { page } = await open(context);
     const request = await codeRequest(clientId, scope);
-    return { request, callback: await consent(page, request.url, signIn ? { user: ann } : {}) };
+    return { request, callback: await consent(page, request.url, signIn ? { user: cat } : {}) };
   }
 
   it('lists client_secret_basic, client_secret_post and none for the token and revocation endpoints', () => {
@@ -326,7 +328,7 @@ describe('confidential clients through oauth4webapi (client authentication as RF
         const { request, callback } = await approvedCode(id, 'user.read task.read');
         const tokens = await exchange(request, callback, request.verifier, method(secret));
         expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'user.read task.read' });
-        expect((await cloudConvertClient(tokens.access_token, platform.baseUrl).users.me()).email).toBe(ann.email);
+        expect((await cloudConvertClient(tokens.access_token, platform.baseUrl).users.me()).email).toBe(cat.email);
 
         const client = request.client;
         const refreshed = await oauth.processRefreshTokenResponse(
@@ -335,7 +337,7 @@ describe('confidential clients through oauth4webapi (client authentication as RF
           await oauth.refreshTokenGrantRequest(as, client, method(secret), tokens.refresh_token!, insecure),
         );
         const cc = cloudConvertClient(refreshed.access_token, platform.baseUrl);
-        expect((await cc.users.me()).email).toBe(ann.email);
+        expect((await cc.users.me()).email).toBe(cat.email);
 
         await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, method(secret), refreshed.refresh_token!, insecure));
         expect(await sdkStatus(cc.users.me())).toBe(401);
