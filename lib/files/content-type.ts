@@ -33,6 +33,17 @@ export function fileType(filename: string, head?: Buffer, declared?: string): st
   return typeOfExtension(filename) ?? (head && typeOfContent(head)) ?? (isSpecificType(declared) ? declared : undefined);
 }
 
+/**
+ * A stream on its way into storage, and the type it is stored with: its first bytes are looked at
+ * only when the name says nothing (the stream handed back holds them again).
+ */
+export async function typedStream(filename: string, body: Readable, declared?: string): Promise<{ body: Readable; contentType?: string }> {
+  const byName = typeOfExtension(filename);
+  if (byName) return { body, contentType: byName };
+  const peeked = await peekHead(body);
+  return { body: peeked.body, contentType: fileType(filename, peeked.head, declared) };
+}
+
 /** Types a browser runs scripts in when it renders them. */
 export function isActiveType(type: string): boolean {
   const t = type.toLowerCase().split(';')[0]!.trim();

@@ -10,7 +10,7 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import * as z from 'zod';
 import type { Config } from '../config.js';
-import { fileType, peekHead, typeOfName } from '../files/content-type.js';
+import { typedStream } from '../files/content-type.js';
 import { safeDir, safeFilename, uniqueName } from '../files/names.js';
 import { FormPostError, postForm, sized } from '../files/form-post.js';
 import type { FileStore } from '../files/port.js';
@@ -74,9 +74,7 @@ export async function serveEngineRequest(raw: unknown, deps: { implementations: 
       throw new TaskFailure('OUTPUT_TOO_LARGE', `${name} has ${bytes.size} bytes; a task may write up to ${req.upload.maxBytes} (TASK_MAX_OUTPUT_BYTES).`);
     }
     // The type by the one rule (lib/files/content-type.ts), as the runner's save stores it.
-    const peeked = typeOfName(name) ? undefined : await peekHead(bytes.stream);
-    const stream = peeked?.body ?? bytes.stream;
-    const contentType = fileType(name, peeked?.head, opts.contentType);
+    const { body: stream, contentType } = await typedStream(name, bytes.stream, opts.contentType);
     const md5 = createHash('md5');
     const metered = stream.pipe(new Transform({ transform: (chunk: Buffer, _enc, done) => (md5.update(chunk), done(null, chunk)) }));
     stream.on('error', (err) => metered.destroy(err));

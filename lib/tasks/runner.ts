@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Config } from '../config.js';
-import { fileType, peekHead, typeOfName } from '../files/content-type.js';
+import { fileType, typedStream } from '../files/content-type.js';
 import { safeDir, safeFilename, uniqueName } from '../files/names.js';
 import { filesOf, type FileStore, type RegionFiles } from '../files/port.js';
 import type { Logger } from '../log.js';
@@ -206,9 +206,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
           return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
         // The type is stored with the file (lib/files/content-type.ts): a name that says nothing has the first bytes looked at.
-        const peeked = typeOfName(name) ? undefined : await peekHead(body as Readable);
-        const stream = peeked?.body ?? (body as Readable);
-        const contentType = fileType(name, peeked?.head, opts.contentType);
+        const { body: stream, contentType } = await typedStream(name, body as Readable, opts.contentType);
         const m = meter(opts.size, opts.progress);
         stream.on('error', (err) => m.stream.destroy(err));
         await files.put(key, stream.pipe(m.stream), { contentType, size: opts.size });
