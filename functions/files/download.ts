@@ -3,10 +3,11 @@
  * credential (no API key): its signature must be the service's own and unexpired, the export task must
  * still exist and be finished, and the file one of its results. The answer is a 302 to a storage URL
  * valid a few minutes, signed with this function's current credentials, carrying the file name (and
- * `inline`) as Content-Disposition. 403 for a bad or expired signature, 404 once the task or file is gone.
+ * `inline`, never for HTML or SVG) as Content-Disposition and the file's type (lib/files/content-type.ts).
+ * 403 for a bad or expired signature, 404 once the task or file is gone.
  */
-import { formatOfFilename, mimeType } from '#lib/engines/core/formats.js';
 import { forbidden, notFound } from '#lib/kernel/errors.js';
+import { servedAs, typeOfName } from '#lib/file-api/operations/framework/content-type.js';
 import { DOWNLOAD_PATH_PREFIX, urlSafeName } from '#lib/adapters/file-store/download-urls.js';
 import { renderFileApiError } from '#lib/http/dialects.js';
 import { route } from '#lib/http/middleware/route.js';
@@ -17,16 +18,6 @@ import { taskFiles } from '#lib/wiring/files.js';
 import { epochSeconds } from '#lib/adapters/state/port.js';
 import { servesDownloads } from '#lib/file-api/tasks/links.js';
 import { TaskStore } from '#lib/file-api/records/store.js';
-
-/**
- * The type a file's name gives (`photo.png`: image/png), as the real service's export URLs carry it:
- * uploads are stored untyped. A name that says nothing keeps the type it was stored with.
- */
-function typeOfName(filename: string): { contentType?: string } {
-  const format = formatOfFilename(filename);
-  const type = format ? mimeType(format) : undefined;
-  return type && type !== 'application/octet-stream' ? { contentType: type } : {};
-}
 
 /** How long the storage URL of the redirect is valid: enough to start the download. */
 export const REDIRECT_SECONDS = 300;
@@ -45,12 +36,15 @@ export const handler = route({ render: renderFileApiError, body: 'none' }, async
   const file = /^[0-9]{1,5}$/.test(index) ? task.result?.files?.[Number(index)] : undefined;
   if (!file || urlSafeName(file.filename) !== name) throw notFound('The export task has no such file.');
 
-  const location = await taskFiles(task).signedGetUrl(outputKey(task.id, file.filename, file.dir), {
+  const files = taskFiles(task);
+  const key = outputKey(task.id, file.filename, file.dir);
+  // The type was stored with the file; only a name that says nothing needs the stored one looked up.
+  const stored = typeOfName(file.filename) ? undefined : (await files.head(key))?.contentType;
+  const location = await files.signedGetUrl(key, {
     expiresInSeconds: REDIRECT_SECONDS,
     filename: file.filename,
-    inline: task.payload.inline === true,
     method: req.method === 'HEAD' ? 'HEAD' : 'GET',
-    ...typeOfName(file.filename),
+    ...servedAs(file.filename, stored, task.payload.inline === true),
   });
   return { status: 302, headers: { location, 'cache-control': 'no-store' } };
 });

@@ -8,7 +8,7 @@
 import { ApiError } from '#lib/kernel/errors.js';
 import { renderOAuthError } from '#lib/http/dialects.js';
 import { route } from '#lib/http/middleware/route.js';
-import { clientCredentials } from '#lib/access/oauth/client-auth.js';
+import { BASIC_CHALLENGE, clientCredentials } from '#lib/access/oauth/client-auth.js';
 import { oauthClients, tokenStore } from '#lib/wiring/auth.js';
 import { formOf, repeatedNames } from '#lib/web/form.js';
 
@@ -23,7 +23,7 @@ export const handler = route({ render: renderOAuthError, body: 'raw' }, async (r
   if (!credentials.ok) throw oauthError('invalid_request', credentials.message);
   const client = await oauthClients().authenticate(credentials.clientId, credentials.clientSecret);
   if (!client) {
-    const challenge = credentials.basic ? { 'www-authenticate': 'Basic realm="oauth"' } : undefined;
+    const challenge = credentials.basic ? { 'www-authenticate': BASIC_CHALLENGE } : undefined;
     throw oauthError('invalid_client', 'Client authentication failed.', 401, challenge);
   }
   const token = form.get('token');

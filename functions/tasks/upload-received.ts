@@ -11,6 +11,7 @@
  */
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { Readable } from 'node:stream';
+import { fileType, SNIFF_BYTES, typeOfName } from '#lib/file-api/operations/framework/content-type.js';
 import { decodeMimeWords, safeFilename } from '#lib/adapters/file-store/names.js';
 import { regionBucket, taskFiles } from '#lib/wiring/files.js';
 import { rootLogger } from '#lib/kernel/root-logger.js';
@@ -70,13 +71,13 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
     return;
   }
   const files = taskFiles(task);
-  const head = await files.head(key);
-  if (!head) {
+  const stored = await files.head(key);
+  if (!stored) {
     log.info('upload gone before it was taken', { taskId });
     return;
   }
   // The form's metadata holds the client's file name (RFC 2047-encoded when not ASCII): only a safe base name of it is kept.
-  const filename = safeFilename(decodeMimeWords(head.metadata?.[UPLOAD_FILENAME_METADATA] ?? ''));
+  const filename = safeFilename(decodeMimeWords(stored.metadata?.[UPLOAD_FILENAME_METADATA] ?? ''));
   const md5 = await uploadedMd5(event.detail.object.etag, () => files.get(key));
   if (isSandbox(task)) {
     try {
@@ -89,11 +90,14 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
       return;
     }
   }
-  const stored = await files.copy(key, outputKey(taskId, filename));
+  // The form stores the file untyped: its type (lib/files/content-type.ts) is given to the copy, from
+  // the name, or where that says nothing from the first bytes (a ranged read, not the whole file).
+  const head = typeOfName(filename) || !stored.size ? undefined : Buffer.concat(await (await files.get(key, { firstBytes: SNIFF_BYTES })).body.toArray());
+  const copied = await files.copy(key, outputKey(taskId, filename), { contentType: fileType(filename, head) });
   await files.deletePrefix(uploadPrefix(taskId));
-  const finished = await store.finishWaiting(taskId, { files: [{ filename, size: stored.size, md5 }] });
+  const finished = await store.finishWaiting(taskId, { files: [{ filename, size: copied.size, md5 }] });
   if (finished) {
-    log.info('upload received', { taskId, size: stored.size });
+    log.info('upload received', { taskId, size: copied.size, contentType: copied.contentType });
     await taskScheduler().afterEnd(finished);
   }
 }

@@ -9,6 +9,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PDFDocument } from 'pdf-lib';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type Platform } from '../../local/platform.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
@@ -30,12 +32,14 @@ const listen = async (server: Server) => {
 };
 
 beforeAll(async () => {
+  png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#2a7' } }).png().toBuffer();
   target = createServer((_req, res) => {
     targetHits++;
     res.end('internal secret');
   });
   allowed = createServer((req, res) => {
     if (req.url === '/redirect') res.writeHead(302, { location: redirectTo }).end();
+    else if (req.url === '/snapshot') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(png);
     else res.writeHead(200, { 'content-disposition': 'attachment; filename="public.txt"' }).end('public data');
   });
   const [targetPort, allowedPort] = [await listen(target), await listen(allowed)];
@@ -56,6 +60,8 @@ afterAll(async () => {
 });
 
 const bytes = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
+/** A PNG (made in beforeAll), also served by the allowed host at /snapshot with a type that says nothing. */
+let png: Buffer;
 
 describe('jobs through the cloudconvert SDK', () => {
   it('import/base64 → export/url: wait, download, the same bytes', async () => {
@@ -251,6 +257,45 @@ describe('jobs through the cloudconvert SDK', () => {
     const byName = Object.fromEntries(job.tasks.map((t) => [t.name, t]));
     expect(byName.fetch?.status).toBe('error');
     expect(byName.out).toMatchObject({ status: 'error', code: 'INPUT_TASK_FAILED' });
+  });
+});
+
+describe('content types from upload to download', () => {
+  it('an uploaded PNG, PDF and MP4 download with their own types; PNG bytes named without an extension too, however they came in', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([200, 100]);
+    const pdf = Buffer.from(await doc.save());
+    // The start of an MP4: its ftyp box (the name types it; a player would want the rest).
+    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom\0\0\x02\0isomiso2', 'latin1'), Buffer.alloc(64)]);
+    const uploads: Record<string, [Buffer, string]> = { png: [png, 'input.png'], pdf: [pdf, 'paper.pdf'], mp4: [mp4, 'clip.mp4'], photo: [png, 'photo'] };
+    const created = await cc.jobs.create({
+      tasks: {
+        ...Object.fromEntries(Object.keys(uploads).map((name) => [name, { operation: 'import/upload' }])),
+        picture: { operation: 'import/base64', file: png.toString('base64'), filename: 'picture' },
+        snapshot: { operation: 'import/url', url: `http://127.0.0.1:${process.env.ALLOWED_PORT}/snapshot` },
+        out: { operation: 'export/url', input: [...Object.keys(uploads), 'picture', 'snapshot'] },
+      },
+    } as never);
+    for (const [name, [body, filename]] of Object.entries(uploads)) {
+      await cc.tasks.upload(created.tasks.find((t) => t.name === name)!, body, filename, body.length);
+    }
+    const job = await cc.jobs.wait(created.id);
+    expect(job.status).toBe('finished');
+    const served = await Promise.all(
+      cc.jobs.getExportUrls(job).map(async (f) => {
+        const res = await fetch(f.url!);
+        const body = Buffer.from(await res.arrayBuffer());
+        return [f.filename, res.headers.get('content-type'), body.length];
+      }),
+    );
+    expect(served).toEqual([
+      ['input.png', 'image/png', png.length],
+      ['paper.pdf', 'application/pdf', pdf.length],
+      ['clip.mp4', 'video/mp4', mp4.length],
+      ['photo', 'image/png', png.length],
+      ['picture', 'image/png', png.length],
+      ['snapshot', 'image/png', png.length],
+    ]);
   });
 });
 

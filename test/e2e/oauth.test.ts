@@ -10,6 +10,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import chromium from '@sparticuz/chromium';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,8 +38,16 @@ let browser: Browser;
 let userDataDir: string;
 let as: oauth.AuthorizationServer;
 const clientIds: Record<'app' | 'implicitApp' | 'other', string> = { app: '', implicitApp: '', other: '' };
+/**
+ * Confidential clients: one with the secret the tool generates (`ocs_` and base64url: `_`, mostly `-`
+ * too), one whose secret holds every character a strict client percent-encodes, and a space (sent as `+`).
+ */
+const CHOSEN_SECRET = 'dash-under_dot.tilde~ space+plus-_.~';
+const confidential: Record<'generated' | 'chosen', { id: string; secret: string }> = { generated: { id: '', secret: '' }, chosen: { id: '', secret: '' } };
 const ann = { email: 'ann@example.com', password: 'ann-password-1234', name: 'Ann' };
 const bob = { email: 'bob@example.com', password: 'bob-password-1234', name: 'Bob' };
+/** The user of the confidential clients (her authorized applications are hers alone). */
+const cat = { email: 'cat@example.com', password: 'cat-password-1234', name: 'Cat' };
 /** An API key of Ann's (her usage is charted on her account page). */
 let annKey: string;
 
@@ -54,12 +63,18 @@ beforeAll(async () => {
     'api-platform-local-state',
   );
   const accounts = new Accounts(state, { username: 'local', email: 'local@example.com', credits: 1_000_000 });
-  for (const u of [ann, bob]) await accounts.create({ email: u.email, username: u.name, password: u.password });
+  for (const u of [ann, bob, cat]) await accounts.create({ email: u.email, username: u.name, password: u.password });
   annKey = (await new ApiKeys(state).create({ scopes: ['task.read', 'task.write'], userId: (await accounts.resolve(ann.email))!.id })).key;
   const clients = new OAuthClients(state);
   clientIds.app = (await clients.create({ name: 'Converter app', redirectUris: [REDIRECT], public: true })).client.id;
   clientIds.implicitApp = (await clients.create({ name: 'Legacy widget', redirectUris: [REDIRECT], public: true, implicit: true })).client.id;
   clientIds.other = (await clients.create({ name: 'Ann only app', redirectUris: [REDIRECT], public: true })).client.id;
+  const generated = await clients.create({ name: 'Server app', redirectUris: [REDIRECT] });
+  confidential.generated = { id: generated.client.id, secret: generated.secret! };
+  // A secret cannot be chosen through the tool: the record gets the chosen secret's hash, as the tool stores one.
+  const chosen = (await clients.create({ name: 'Chosen-secret app', redirectUris: [REDIRECT] })).client;
+  await state.put({ ...chosen, secretHash: createHash('sha256').update(CHOSEN_SECRET, 'utf8').digest('hex') });
+  confidential.chosen = { id: chosen.id, secret: CHOSEN_SECRET };
 
   const issuer = new URL(platform.baseUrl);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }));
@@ -130,17 +145,21 @@ async function codeRequest(clientId: string, scope: string) {
   return { url, verifier, state, client: { client_id: clientId } satisfies oauth.Client };
 }
 
-async function exchange(request: Awaited<ReturnType<typeof codeRequest>>, callback: URL, verifier = request.verifier) {
+async function exchange(request: Awaited<ReturnType<typeof codeRequest>>, callback: URL, verifier = request.verifier, auth = oauth.None()) {
   const params = oauth.validateAuthResponse(as, request.client, callback, request.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, request.client, oauth.None(), params, REDIRECT, verifier, insecure);
+  const response = await oauth.authorizationCodeGrantRequest(as, request.client, auth, params, REDIRECT, verifier, insecure);
   return oauth.processAuthorizationCodeResponse(as, request.client, response);
 }
 
-/** The OAuth error a token-endpoint call ended with. */
+/** The OAuth error a token-endpoint call ended with (a 401 with a challenge too, whose body says it). */
 const oauthError = (promise: Promise<unknown>) =>
   promise.then(
     () => 'no error',
-    (err: unknown) => (err instanceof oauth.ResponseBodyError ? err.error : String(err)),
+    async (err: unknown) => {
+      if (err instanceof oauth.ResponseBodyError) return err.error;
+      if (err instanceof oauth.WWWAuthenticateChallengeError) return `${err.status} ${((await err.response.json()) as { error?: string }).error}`;
+      return String(err);
+    },
   );
 
 /** The HTTP status an SDK call failed with (the SDK throws with the response as cause). */
@@ -275,6 +294,68 @@ describe('the RFC\'s errors', () => {
     const again = oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, insecure);
     expect(await oauthError(again.then((res) => oauth.processRefreshTokenResponse(as, client, res)))).toBe('invalid_grant');
     expect(await sdkStatus(cc.users.me())).toBe(401);
+  });
+});
+
+describe('confidential clients through oauth4webapi (client authentication as RFC 6749 §2.3.1 has it)', () => {
+  const METHODS = { ClientSecretBasic: oauth.ClientSecretBasic, ClientSecretPost: oauth.ClientSecretPost };
+  let context: BrowserContext | undefined;
+
+  /** The code flow with PKCE, Cat approving in a browser profile of this block's own (signed in once). */
+  async function approvedCode(clientId: string, scope: string) {
+    const signIn = !context;
+    context ??= await browser.createBrowserContext();
+    const { page } = await open(context);
+    const request = await codeRequest(clientId, scope);
+    return { request, callback: await consent(page, request.url, signIn ? { user: cat } : {}) };
+  }
+
+  it('lists client_secret_basic, client_secret_post and none for the token and revocation endpoints', () => {
+    const methods = ['client_secret_basic', 'client_secret_post', 'none'];
+    expect([...(as.token_endpoint_auth_methods_supported ?? [])].sort()).toEqual(methods);
+    expect([...(as.revocation_endpoint_auth_methods_supported ?? [])].sort()).toEqual(methods);
+  });
+
+  it('gives the secrets the characters a strict client percent-encodes', () => {
+    expect(confidential.generated.secret).toMatch(/^ocs_[A-Za-z0-9_-]+$/);
+    for (const c of ['-', '_', '.', '~', ' ', '+']) expect(CHOSEN_SECRET).toContain(c);
+  });
+
+  for (const [methodName, method] of Object.entries(METHODS)) {
+    for (const kind of ['generated', 'chosen'] as const) {
+      it(`${methodName}, ${kind} secret: code to token, the SDK works with it, refresh, then revocation`, async () => {
+        const { id, secret } = confidential[kind];
+        const { request, callback } = await approvedCode(id, 'user.read task.read');
+        const tokens = await exchange(request, callback, request.verifier, method(secret));
+        expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'user.read task.read' });
+        expect((await cloudConvertClient(tokens.access_token, platform.baseUrl).users.me()).email).toBe(cat.email);
+
+        const client = request.client;
+        const refreshed = await oauth.processRefreshTokenResponse(
+          as,
+          client,
+          await oauth.refreshTokenGrantRequest(as, client, method(secret), tokens.refresh_token!, insecure),
+        );
+        const cc = cloudConvertClient(refreshed.access_token, platform.baseUrl);
+        expect((await cc.users.me()).email).toBe(cat.email);
+
+        await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, method(secret), refreshed.refresh_token!, insecure));
+        expect(await sdkStatus(cc.users.me())).toBe(401);
+      });
+    }
+  }
+
+  it('refuses a wrong secret (and a missing one) with invalid_client, by either method', async () => {
+    const { id, secret } = confidential.chosen;
+    const refused = [];
+    for (const auth of [oauth.ClientSecretBasic(`${secret}x`), oauth.ClientSecretPost(secret.slice(1)), oauth.None()]) {
+      const { request, callback } = await approvedCode(id, 'user.read');
+      refused.push(await oauthError(exchange(request, callback, request.verifier, auth)));
+    }
+    // A client that sent the Authorization header is answered 401 with a Basic challenge (RFC 6749 §5.2).
+    expect(refused).toEqual(['401 invalid_client', 'invalid_client', 'invalid_client']);
+    const revoked = oauth.revocationRequest(as, { client_id: id }, oauth.ClientSecretBasic(`${secret}x`), 'any-token', insecure);
+    expect(await oauthError(revoked.then((res) => oauth.processRevocationResponse(res)))).toBe('401 invalid_client');
   });
 });
 

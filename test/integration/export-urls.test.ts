@@ -10,6 +10,8 @@
  */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/kernel/config.js';
 import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
@@ -226,6 +228,47 @@ describe('export URLs', () => {
     const { task } = await shown(t.out!.id);
     const types = await Promise.all(task.result.files!.map(async (f) => (await download(f.url)).headers.get('content-type')));
     expect(types).toEqual(['image/png', 'application/pdf', 'video/mp4']);
+  });
+
+  it('serve a file named without an extension with the type its content shows, however it was stored', async () => {
+    const png = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#09c' } }).png().toBuffer();
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+    // A step that streams its file in as import/url does, with the type its source declared (nothing useful).
+    const streamed: Implementation = async (ctx) => ({
+      result: { files: [await ctx.save('scan', Readable.from([pdf.subarray(0, 3), pdf.subarray(3)]), { contentType: 'application/octet-stream' })] },
+    });
+    const t = await runJob(
+      {
+        photo: { operation: 'import/base64', file: png.toString('base64'), filename: 'photo' },
+        scan: { operation: 'import/url', url: 'https://example.com/scan' },
+        out: { operation: 'export/url', input: ['photo', 'scan'] },
+      },
+      { 'import/base64': importStaged, 'import/url': streamed },
+    );
+    const { task } = await shown(t.out!.id);
+    const got = await Promise.all(task.result.files!.map(async (f) => download(f.url)));
+    expect(got.map((d) => [d.headers.get('content-type'), d.body.length])).toEqual([
+      ['image/png', png.length],
+      ['application/pdf', pdf.length],
+    ]);
+  });
+
+  it('never serve what a browser would run inline (HTML, SVG, XML), whatever the export asks; other types stay inline', async () => {
+    const t = await runJob({
+      page: { operation: 'import/raw', file: '<html><script>alert(document.domain)</script></html>', filename: 'page.html' },
+      svg: { operation: 'import/raw', file: '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', filename: 'drawing.svg' },
+      nameless: { operation: 'import/raw', file: '<!DOCTYPE html><script>alert(1)</script>', filename: 'index' },
+      text: { operation: 'import/raw', file: 'plain words', filename: 'notes.txt' },
+      out: { operation: 'export/url', input: ['page', 'svg', 'nameless', 'text'], inline: true },
+    });
+    const { task } = await shown(t.out!.id);
+    const got = await Promise.all(task.result.files!.map(async (f) => download(f.url)));
+    expect(got.map((d) => [d.headers.get('content-type'), d.headers.get('content-disposition')?.split(';')[0]])).toEqual([
+      ['text/html', 'attachment'],
+      ['image/svg+xml', 'attachment'],
+      ['text/html', 'attachment'],
+      ['text/plain', 'inline'],
+    ]);
   });
 
   it('serve each of two inputs that bring the same name, the later one numbered, neither overwritten', async () => {

@@ -3,6 +3,7 @@
  * order in which an authorization request is checked (error page before any redirect), scopes, client
  * credentials, CSRF tokens and session cookies, and escaping on the pages.
  */
+import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { checkAuthorizationRequest } from '#lib/access/oauth/authorization-request.js';
 import { clientCredentials } from '#lib/access/oauth/client-auth.js';
@@ -127,6 +128,20 @@ describe('client credentials', () => {
     expect(clientCredentials(basic('app', 's'), new URLSearchParams('client_id=other')).ok).toBe(false);
     expect(clientCredentials({ authorization: 'Basic !!!' }, new URLSearchParams()).ok).toBe(false);
     expect(clientCredentials({}, new URLSearchParams()).ok).toBe(false);
+  });
+
+  it('decodes Basic credentials as oauth4webapi encodes them: every byte but letters and digits escaped, space as +', async () => {
+    const secret = 'ocs_a-b.c~d e+f*(g)!\'h%é:';
+    const headers = new Headers();
+    await oauth.ClientSecretBasic(secret)({ issuer: 'http://as' }, { client_id: 'app id:1' }, new URLSearchParams(), headers);
+    const sent = Buffer.from(headers.get('authorization')!.slice(6), 'base64').toString();
+    // What the library sent: - _ . ~ escaped (the issue's %2D and %5F), space as +, + as %2B.
+    expect(sent).toBe('app+id%3A1:ocs%5Fa%2Db%2Ec%7Ed+e%2Bf%2A%28g%29%21%27h%25%C3%A9%3A');
+    expect(clientCredentials({ authorization: headers.get('authorization')! }, new URLSearchParams())).toEqual({ ok: true, clientId: 'app id:1', clientSecret: secret, basic: true });
+    // The same secret sent raw (a client that does not encode) reads the same, but for + (a space in the form encoding).
+    expect(clientCredentials(basic('app', 'ocs_a-b.c~d'), new URLSearchParams())).toMatchObject({ clientSecret: 'ocs_a-b.c~d' });
+    expect(clientCredentials(basic('app', 'a+b%20c'), new URLSearchParams())).toMatchObject({ clientSecret: 'a b c' });
+    expect(clientCredentials(basic('app', 'bad%E9'), new URLSearchParams())).toEqual({ ok: false, message: 'the Basic credentials are malformed' });
   });
 });
 

@@ -6,6 +6,9 @@ export type ClientCredentials =
   | { ok: true; clientId: string; clientSecret?: string; basic: boolean }
   | { ok: false; message: string };
 
+/** The challenge of a 401 to a client that authenticated with HTTP Basic (RFC 6749 §5.2), at the token and revocation endpoints alike. */
+export const BASIC_CHALLENGE = 'Basic realm="oauth"';
+
 const formDecode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
 
 export function clientCredentials(headers: Record<string, string>, form: URLSearchParams): ClientCredentials {

@@ -25,7 +25,7 @@
  * looked up by hash, so that revocation takes effect on the next request).
  */
 import OAuth2Server from '@node-oauth/oauth2-server';
-import { clientCredentials } from './client-auth.js';
+import { BASIC_CHALLENGE, clientCredentials } from './client-auth.js';
 import AuthorizationCodeGrantType from '@node-oauth/oauth2-server/lib/grant-types/authorization-code-grant-type.js';
 import RefreshTokenGrantType from '@node-oauth/oauth2-server/lib/grant-types/refresh-token-grant-type.js';
 import type { ClientRecord, OAuthClients } from './clients.js';
@@ -236,7 +236,7 @@ export class OAuthServer {
     const answer = { status: response.status ?? 200, headers: stringHeaders(response.headers), body: (response.body ?? {}) as Record<string, unknown> };
     // A client that authenticated with the Authorization header is answered 401 with a challenge (§5.2).
     if (credentials.basic && answer.body.error === 'invalid_client') {
-      return { ...answer, status: 401, headers: { ...answer.headers, 'www-authenticate': 'Basic realm="Service"' } };
+      return { ...answer, status: 401, headers: { ...answer.headers, 'www-authenticate': BASIC_CHALLENGE } };
     }
     return answer;
   }

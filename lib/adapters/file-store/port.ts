@@ -52,13 +52,15 @@ export interface UploadFormOptions {
 export interface FileStore {
   /** Stores the bytes at `key` (what S3 stores is readable at once: no read-back). */
   put(key: string, body: Readable | Buffer | string, opts?: PutOptions): Promise<void>;
-  get(key: string): Promise<{ body: Readable; size: number; contentType?: string }>;
+  /** `firstBytes`: only the object's first bytes (a ranged read of a non-empty object). */
+  get(key: string, opts?: { firstBytes?: number }): Promise<{ body: Readable; size: number; contentType?: string }>;
   head(key: string): Promise<StoredFile | undefined>;
   /**
    * A server-side copy: the bytes never pass through the caller. `size`: the source's size when the
-   * caller knows it (its own record), which spares looking at the source first.
+   * caller knows it (its own record), which spares looking at the source first. `contentType`: the
+   * copy's type, where the source was stored without the right one (an upload).
    */
-  copy(fromKey: string, toKey: string, opts?: { size?: number }): Promise<StoredFile>;
+  copy(fromKey: string, toKey: string, opts?: { size?: number; contentType?: string }): Promise<StoredFile>;
   list(prefix: string): Promise<StoredFile[]>;
   /** Deletes every object under the prefix; returns how many. */
   deletePrefix(prefix: string): Promise<number>;

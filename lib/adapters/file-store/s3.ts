@@ -86,9 +86,10 @@ export class S3FileStore implements FileStore {
     }
   }
 
-  async get(key: string) {
+  async get(key: string, opts: { firstBytes?: number } = {}) {
+    const range = opts.firstBytes ? `bytes=0-${opts.firstBytes - 1}` : undefined;
     try {
-      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
       return { body: out.Body as Readable, size: out.ContentLength ?? 0, contentType: out.ContentType };
     } catch (err) {
       if (err instanceof NoSuchKey) throw new FileNotFoundError(key);
@@ -112,10 +113,10 @@ export class S3FileStore implements FileStore {
    * condition that the source is still the object measured first. The content headers and metadata
    * are carried over as CopyObject does.
    */
-  async copy(fromKey: string, toKey: string, opts: { size?: number } = {}): Promise<StoredFile> {
+  async copy(fromKey: string, toKey: string, opts: { size?: number; contentType?: string } = {}): Promise<StoredFile> {
     if (opts.size !== undefined && opts.size <= this.#multipartCopyAbove) {
       // Known to fit one CopyObject: no need to look at the source first.
-      const copied = await this.#copyObject(fromKey, toKey).then(
+      const copied = await this.#copyObject(fromKey, toKey, opts.contentType).then(
         () => true,
         (err: unknown) => {
           // Larger than its record said: copied in parts below.
@@ -123,7 +124,7 @@ export class S3FileStore implements FileStore {
           throw err;
         },
       );
-      if (copied) return { key: toKey, size: opts.size };
+      if (copied) return { key: toKey, size: opts.size, ...(opts.contentType ? { contentType: opts.contentType } : {}) };
     }
     let source: HeadObjectCommandOutput;
     try {
@@ -133,18 +134,21 @@ export class S3FileStore implements FileStore {
       throw err;
     }
     const size = source.ContentLength ?? 0;
-    if (size > this.#multipartCopyAbove) await this.#copyInParts(this.#copySource(fromKey), toKey, size, source);
-    else await this.#copyObject(fromKey, toKey);
-    return { key: toKey, size, contentType: source.ContentType };
+    const contentType = opts.contentType ?? source.ContentType;
+    if (size > this.#multipartCopyAbove) await this.#copyInParts(this.#copySource(fromKey), toKey, size, { ...source, ContentType: contentType });
+    else await this.#copyObject(fromKey, toKey, opts.contentType);
+    return { key: toKey, size, contentType };
   }
 
   #copySource(fromKey: string): string {
     return `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`;
   }
 
-  async #copyObject(fromKey: string, toKey: string): Promise<void> {
+  /** `contentType`: the copy's own type (its other metadata then is not the source's either: an upload's name stays behind). */
+  async #copyObject(fromKey: string, toKey: string, contentType?: string): Promise<void> {
+    const replace = contentType ? { MetadataDirective: 'REPLACE' as const, ContentType: contentType } : {};
     try {
-      await this.s3.send(new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: this.#copySource(fromKey) }));
+      await this.s3.send(new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: this.#copySource(fromKey), ...replace }));
     } catch (err) {
       if (err instanceof NoSuchKey || (err as Error).name === 'NoSuchKey') throw new FileNotFoundError(fromKey);
       throw err;

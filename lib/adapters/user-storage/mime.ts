@@ -34,6 +34,7 @@ const BY_EXTENSION: Record<string, string> = {
   ogg: 'audio/ogg',
   m4a: 'audio/mp4',
   flac: 'audio/flac',
+  opus: 'audio/opus',
   mp4: 'video/mp4',
   m4v: 'video/mp4',
   mov: 'video/quicktime',
@@ -57,9 +58,17 @@ const BY_EXTENSION: Record<string, string> = {
 const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
+/** Whether a type says something (S3 answers `binary/octet-stream` for an object stored untyped). */
+export const isSpecificType = (type: string | undefined): type is string => !!type && !GENERIC.has(type.toLowerCase().split(';')[0]!.trim());
+
+/** The type a file name's extension gives, if it gives one. */
+export function typeOfExtension(filename: string): string | undefined {
+  const ext = filename.slice(filename.lastIndexOf('.') + 1).toLowerCase();
+  // Own keys only: `x.constructor` names no type.
+  return filename.includes('.') && Object.hasOwn(BY_EXTENSION, ext) ? BY_EXTENSION[ext] : undefined;
+}
+
 export function contentTypeOf(filename: string, stored?: string): string {
-  if (stored && !GENERIC.has(stored.toLowerCase().split(';')[0]!.trim())) return stored;
-  const dot = filename.lastIndexOf('.');
-  const ext = dot >= 0 ? filename.slice(dot + 1).toLowerCase() : '';
-  return BY_EXTENSION[ext] ?? DEFAULT_CONTENT_TYPE;
+  if (isSpecificType(stored)) return stored;
+  return typeOfExtension(filename) ?? DEFAULT_CONTENT_TYPE;
 }

@@ -92,6 +92,9 @@ export function formatOfFilename(filename: string): string | undefined {
 export const isPdfHead = (head: Uint8Array): boolean =>
   head.length >= 5 && head[0] === 0x25 && head[1] === 0x50 && head[2] === 0x44 && head[3] === 0x46 && head[4] === 0x2d;
 
+/** How many first bytes `sniffFormat` looks at. */
+export const SNIFF_BYTES = 512;
+
 /** What a file that is not a PDF starts like, for the refusal's message. */
 export function describeHead(head: Uint8Array): string {
   if (head[0] === 0x25 && head[1] === 0x21) return 'PostScript (%!)';
@@ -101,20 +104,39 @@ export function describeHead(head: Uint8Array): string {
   return 'other bytes';
 }
 
-/** The format from a file's first bytes, for files named without an extension. */
+/**
+ * An MPEG audio frame header (MP3 without an ID3 tag): 11 sync bits, layer I–III (not 00, which is
+ * AAC's ADTS), a bitrate index that is not "bad" (1111) and a sample rate that is not reserved (11).
+ */
+const isMpegAudioFrame = (head: Uint8Array): boolean =>
+  head.length >= 3 && head[0] === 0xff && (head[1]! & 0xe0) === 0xe0 && (head[1]! & 0x06) !== 0 && head[2]! >> 4 !== 0x0f && ((head[2]! >> 2) & 0x03) !== 0x03;
+
+/**
+ * The format from a file's first bytes (`SNIFF_BYTES` are enough), for files named without an
+ * extension: the engines' input format, and the content type a download is given (lib/files/content-type.ts).
+ */
 export function sniffFormat(head: Buffer): string | undefined {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
+  const ascii = (text: string, at = 0) => head.subarray(at, at + text.length).toString('latin1') === text;
   if (isPdfHead(head)) return 'pdf';
   if (starts([0x89, 0x50, 0x4e, 0x47])) return 'png';
   if (starts([0xff, 0xd8, 0xff])) return 'jpg';
   if (starts([0x47, 0x49, 0x46, 0x38])) return 'gif';
-  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return 'webp';
+  if (ascii('RIFF') && ascii('WEBP', 8)) return 'webp';
+  if (ascii('RIFF') && ascii('WAVE', 8)) return 'wav';
   if (starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
-  if (starts([0x66, 0x74, 0x79, 0x70], 4)) {
+  if (ascii('ftyp', 4)) {
     const brand = head.subarray(8, 12).toString('latin1');
-    return brand.startsWith('avif') || brand.startsWith('avis') ? 'avif' : brand.startsWith('qt') ? 'mov' : 'mp4';
+    if (brand.startsWith('avif') || brand.startsWith('avis')) return 'avif';
+    if (brand === 'M4A ') return 'm4a';
+    return brand.startsWith('qt') ? 'mov' : 'mp4';
   }
-  if (starts([0x1a, 0x45, 0xdf, 0xa3])) return 'mkv';
+  // Matroska's EBML header names its DocType near the start: WebM is the Matroska profile browsers play.
+  if (starts([0x1a, 0x45, 0xdf, 0xa3])) return head.subarray(0, 64).includes('webm', 0, 'latin1') ? 'webm' : 'mkv';
+  if (starts([0x50, 0x4b, 0x03, 0x04]) || starts([0x50, 0x4b, 0x05, 0x06])) return 'zip';
+  if (ascii('OggS')) return 'ogg';
+  if (ascii('fLaC')) return 'flac';
+  if (ascii('ID3') || isMpegAudioFrame(head)) return 'mp3';
   const text = head.subarray(0, 256).toString('utf8').trimStart().toLowerCase();
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'html';
   if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return 'svg';

@@ -10,6 +10,7 @@ import { Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import * as z from 'zod';
 import type { Config } from '../../kernel/config.js';
+import { typedStream } from './framework/content-type.js';
 import { safeDir, safeFilename, uniqueName } from '../../adapters/file-store/names.js';
 import { FormPostError, postForm, sized } from '../../adapters/file-store/form-post.js';
 import type { FileStore } from '../../adapters/file-store/port.js';
@@ -72,11 +73,13 @@ export async function serveEngineRequest(raw: unknown, deps: { implementations: 
     if (bytes.size > req.upload.maxBytes) {
       throw new TaskFailure('OUTPUT_TOO_LARGE', `${name} has ${bytes.size} bytes; a task may write up to ${req.upload.maxBytes} (TASK_MAX_OUTPUT_BYTES).`);
     }
+    // The type by the one rule (lib/files/content-type.ts), as the runner's save stores it.
+    const { body: stream, contentType } = await typedStream(name, bytes.stream, opts.contentType);
     const md5 = createHash('md5');
-    const metered = bytes.stream.pipe(new Transform({ transform: (chunk: Buffer, _enc, done) => (md5.update(chunk), done(null, chunk)) }));
-    bytes.stream.on('error', (err) => metered.destroy(err));
+    const metered = stream.pipe(new Transform({ transform: (chunk: Buffer, _enc, done) => (md5.update(chunk), done(null, chunk)) }));
+    stream.on('error', (err) => metered.destroy(err));
     try {
-      await postForm(req.upload, key, metered, bytes.size, opts.contentType ? { 'Content-Type': opts.contentType } : {}, signal);
+      await postForm(req.upload, key, metered, bytes.size, contentType ? { 'Content-Type': contentType } : {}, signal);
     } catch (err) {
       if (err instanceof FormPostError && err.code === 'EntityTooLarge') throw new TaskFailure('OUTPUT_TOO_LARGE', `${name} is larger than a task may write (TASK_MAX_OUTPUT_BYTES).`);
       throw err;

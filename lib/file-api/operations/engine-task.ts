@@ -10,7 +10,7 @@ import { mkdir, open, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { basename, formatOfFilename, mimeType, normalizeFormat, sniffFormat } from '../../engines/core/formats.js';
+import { basename, formatOfFilename, mimeType, normalizeFormat, SNIFF_BYTES, sniffFormat } from '../../engines/core/formats.js';
 import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../../engines/core/limits.js';
 import { FAMILY_QUEUES, familyOf } from '../../engines/core/families.js';
 import { EngineChoiceError, type EngineChoice, type EngineRegistry } from '../../engines/core/registry.js';
@@ -57,7 +57,7 @@ export function outputNames(requested: string | undefined, source: string, ext: 
 async function readHead(file: string): Promise<Buffer> {
   const handle = await open(file, 'r');
   try {
-    const head = Buffer.alloc(512);
+    const head = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return head.subarray(0, bytesRead);
   } finally {

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
 import type { Config } from '../../kernel/config.js';
+import { fileType, typedStream } from '../operations/framework/content-type.js';
 import { safeDir, safeFilename, uniqueName } from '../../adapters/file-store/names.js';
 import { filesOf, type FileStore, type RegionFiles } from '../../adapters/file-store/port.js';
 import type { Logger } from '../../kernel/log.js';
@@ -200,13 +201,15 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
         const key = outputKey(claimed.id, name, dir);
         if (typeof body === 'string' || Buffer.isBuffer(body)) {
           const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-          await files.put(key, bytes, { contentType: opts.contentType });
+          await files.put(key, bytes, { contentType: fileType(name, bytes, opts.contentType) });
           const md5 = createHash('md5').update(bytes).digest('hex');
           return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
+        // The type is stored with the file (lib/files/content-type.ts): a name that says nothing has the first bytes looked at.
+        const { body: stream, contentType } = await typedStream(name, body as Readable, opts.contentType);
         const m = meter(opts.size, opts.progress);
-        (body as Readable).on('error', (err) => m.stream.destroy(err));
-        await files.put(key, (body as Readable).pipe(m.stream), { contentType: opts.contentType, size: opts.size });
+        stream.on('error', (err) => m.stream.destroy(err));
+        await files.put(key, stream.pipe(m.stream), { contentType, size: opts.size });
         return { filename: name, ...m.result(), ...(dir ? { dir } : {}) } satisfies FileEntry;
       },
     };

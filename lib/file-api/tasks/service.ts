@@ -4,6 +4,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Credits } from '../account/credits.js';
+import { fileType } from '../operations/framework/content-type.js';
 import { safeFilename } from '../../adapters/file-store/names.js';
 import { filesOf, type FileStore, type RegionFiles } from '../../adapters/file-store/port.js';
 import type { Logger } from '../../kernel/log.js';
@@ -133,7 +134,7 @@ export class TaskService {
       const decoded = creation.decode(p);
       const bytes = decoded.bytes;
       const filename = safeFilename(decoded.filename);
-      await filesOf(this.deps, task).put(outputKey(task.id, filename), bytes);
+      await filesOf(this.deps, task).put(outputKey(task.id, filename), bytes, { contentType: fileType(filename, bytes) });
       task.staged = { filename, md5: createHash('md5').update(bytes).digest('hex'), size: bytes.length };
       // The content is in the file now; the payload keeps only its size.
       task.payload = { ...p, [creation.field]: `[${bytes.length} bytes]` };
