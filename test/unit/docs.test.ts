@@ -150,6 +150,8 @@ describe('the documentation', () => {
     const table = text.slice(text.indexOf('| layer | folder |'));
     const drawn = [...table.matchAll(/^\| \d+ \| `lib\/([\w-]+)\/` \|/gm)].map((m) => m[1]);
     expect(drawn).toEqual([...LAYERS]);
+    const picture = [...text.matchAll(/^ {2}│ ([a-z][\w-]*) /gm)].map((m) => m[1]);
+    expect(picture, 'the picture draws the layers top down').toEqual([...LAYERS].reverse());
   });
 });
 
