@@ -3,6 +3,8 @@
  * first screen, every relative link and anchor, every section of the former single README reachable from
  * it in one click, every path the prose names, the layer list of docs/architecture.md, and the figures
  * that would drift (alarms, /tmp sizes, the command allowlist's counts) against their sources.
+ * test/fixtures/old-readme-headings.txt lists the sections of the single README before the split, made once with
+ * `git show e2b6510:README.md | grep '^## ' | sed 's/^## //'`.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
