@@ -46,7 +46,7 @@ const ENGINE_ADVICE: Record<string, string> = {
 
 /** How to add an engine on this machine (a generic hint for an engine without advice). */
 export function engineAdvice(engine: string): string {
-  return ENGINE_ADVICE[engine] ?? 'see the README, "Processing on engines"';
+  return ENGINE_ADVICE[engine] ?? 'see docs/using/engines.md';
 }
 
 /** One engine as the banner shows it: `ffmpeg 5.1.6 (system)`, or why it is missing and how to add it. */

@@ -178,8 +178,8 @@ const schema = z.object({
 
   /**
    * The processing regions (comma-separated names). Each is reached at its own base, `/{region}/v2` and
-   * `/{region}/sync/v2`, the way the official SDKs reach `{region}.api.cloudconvert.com` (README,
-   * "Sandbox and regions"). A name is lower-case letters, digits and hyphens, and none may be a path
+   * `/{region}/sync/v2`, the way the official SDKs reach `{region}.api.cloudconvert.com`
+   * (docs/using/sandbox-and-regions.md). A name is lower-case letters, digits and hyphens, and none may be a path
    * the service already serves (`sandbox`, `sync`, `v1`, `v2`…).
    */
   REGIONS: z
@@ -198,7 +198,7 @@ const schema = z.object({
     ),
 
   /**
-   * Which region the plain base picks from the caller's address (README, "Sandbox and regions"):
+   * Which region the plain base picks from the caller's address (docs/using/sandbox-and-regions.md):
    * comma-separated `range=region`, a range being an IPv4 or IPv6 address with an optional prefix
    * length, e.g. `10.0.0.0/8=us-east,2001:db8::/32=eu-central`. The most specific range holding the
    * address wins. Empty: every caller without a fixed region gets REGION_DEFAULT.

@@ -202,7 +202,7 @@ function checkGraph(word: string): void {
   }
   for (const filter of filters) {
     const rule = Object.hasOwn(FILTERS, filter.name) ? FILTERS[filter.name]! : undefined;
-    if (!rule) throw refused(word, `the filter ${shown(filter.name)} is not available (filters: see the README, "command").`);
+    if (!rule) throw refused(word, `the filter ${shown(filter.name)} is not available (filters: see docs/security.md, "The command operation").`);
     for (const label of filter.labels) if (!/^[A-Za-z0-9_:.]{1,64}$/.test(label)) throw refused(word, `the link label ${shown(label)} is not a name or a stream.`);
     if (filter.args === undefined) continue;
     let options;
@@ -282,7 +282,7 @@ function parseFfmpeg(words: readonly string[], inputs: readonly string[], comman
       if (PATTERN_CHARACTERS.test(ref.file)) throw refused(word, 'input file names with % * ? [ ] { } would be read as patterns of other files; rename the file.');
       out.push(ref);
     }
-    if (format !== undefined && !INPUT_FORMATS.has(format)) throw refused(format, `the input format ${shown(format)} is not available; formats: see the README, "command".`);
+    if (format !== undefined && !INPUT_FORMATS.has(format)) throw refused(format, `the input format ${shown(format)} is not available; formats: see docs/security.md, "The command operation".`);
     format = undefined;
   };
 
@@ -297,12 +297,12 @@ function parseFfmpeg(words: readonly string[], inputs: readonly string[], comman
       // ffmpeg: an output file (`-` only after -f null, which writes nothing).
       const ref = word === '-' && format === 'null' ? undefined : reference(word, inputs);
       if (word !== '-' || format !== 'null') {
-        if (ref?.kind !== 'output') throw refused(word, 'an output is a file /output/<file name>; other words are options (see the README, "command").');
+        if (ref?.kind !== 'output') throw refused(word, 'an output is a file /output/<file name>; other words are options (see docs/security.md, "The command operation").');
         const ext = ref.file.includes('.') ? ref.file.slice(ref.file.lastIndexOf('.') + 1).toLowerCase() : '';
         if (format === undefined && !OUTPUT_EXTENSIONS.has(ext)) throw refused(word, `FFmpeg would pick its format by the extension .${ext}, which is not available; name it with -f.`);
         out.push(ref);
       } else out.push({ kind: 'text', value: word });
-      if (format !== undefined && !OUTPUT_FORMATS.has(format)) throw refused(format, `the output format ${shown(format)} is not available; formats: see the README, "command".`);
+      if (format !== undefined && !OUTPUT_FORMATS.has(format)) throw refused(format, `the output format ${shown(format)} is not available; formats: see docs/security.md, "The command operation".`);
       format = undefined;
       continue;
     }
@@ -310,7 +310,7 @@ function parseFfmpeg(words: readonly string[], inputs: readonly string[], comman
     const colon = word.indexOf(':');
     const name = word.slice(1, colon < 0 ? undefined : colon);
     const rule = Object.hasOwn(table, name) ? table[name]! : undefined;
-    if (!rule) throw refused(word, `the option is not available (${command}'s options here: see the README, "command").`);
+    if (!rule) throw refused(word, `the option is not available (${command}'s options here: see docs/security.md, "The command operation").`);
     if (colon >= 0 && (!rule.streams || !/^[A-Za-z0-9_#.]{1,16}(?::[A-Za-z0-9_#.]{1,16}){0,4}$/.test(word.slice(colon + 1)))) {
       throw refused(word, rule.streams ? 'its stream specifier is not one FFmpeg reads here.' : 'this option takes no stream specifier.');
     }
@@ -323,7 +323,7 @@ function parseFfmpeg(words: readonly string[], inputs: readonly string[], comman
       continue;
     }
     if (rule.value === 'format') {
-      if (!INPUT_FORMATS.has(value) && !OUTPUT_FORMATS.has(value)) throw refused(value, `the format ${shown(value)} is not available; formats: see the README, "command".`);
+      if (!INPUT_FORMATS.has(value) && !OUTPUT_FORMATS.has(value)) throw refused(value, `the format ${shown(value)} is not available; formats: see docs/security.md, "The command operation".`);
       format = value;
     } else checkOptionValue(word, rule.value, value);
     out.push({ kind: 'text', value });
@@ -354,7 +354,7 @@ function parseMagick(words: readonly string[], inputs: readonly string[], comman
     if (/^[-+][a-z-]+$/.test(word)) {
       const name = word.slice(1);
       const count = Object.hasOwn(MAGICK_OPTIONS, name) ? MAGICK_OPTIONS[name]! : undefined;
-      if (count === undefined) throw refused(word, 'this option is not available (options here: see the README, "command").');
+      if (count === undefined) throw refused(word, 'this option is not available (options here: see docs/security.md, "The command operation").');
       out.push({ kind: 'text', value: word });
       for (let n = 0; n < count; n++) {
         const value = words[++i];
