@@ -36,7 +36,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CSRF_HEADERS } from '../../lib/graphql/server/csrf.js';
 import { unzippedSize } from './zip.js';
+
+/** Request headers browser clients of the APIs send (besides the GraphQL CSRF headers). */
+const CORS_HEADERS_NEEDED = ['Authorization', 'Content-Type', 'X-Goog-FieldMask'];
 
 type Json = any;
 export interface Template {
@@ -218,6 +222,15 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
     if (fn) httpFunctions.add(fn);
   }
   for (const fn of httpFunctions) triggers.get(fn)!.push('http');
+  // A browser sends these headers only if the HTTP API's CORS preflight allows them: the GraphQL CSRF
+  // headers a client adds to a POST, and Google's field-mask header.
+  for (const [id, api] of ofType('AWS::ApiGatewayV2::Api')) {
+    const allowed: string[] = (api.Properties?.CorsConfiguration?.AllowHeaders ?? []).map((h: string) => h.toLowerCase());
+    if (allowed.includes('*')) continue;
+    for (const header of [...CORS_HEADERS_NEEDED, ...CSRF_HEADERS]) {
+      if (!allowed.includes(header.toLowerCase())) failures.push(`${id}: CORS AllowHeaders lacks ${header}, which browser clients send`);
+    }
+  }
 
   // Settings that decide how a deployed stage behaves.
   const integrations = new Map(ofType('AWS::ApiGatewayV2::Integration').map(([id, i]) => [id, functionOf(i.Properties?.IntegrationUri)]));

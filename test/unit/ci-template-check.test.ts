@@ -99,6 +99,17 @@ describe('check-template', () => {
     expect(report.queues.find((q) => q.id === 'WorkQueue')).toMatchObject({ needed: 600, maxReceiveCount: 5, deadLetterQueue: 'WorkDlq' });
   });
 
+  it("fails an HTTP API whose CORS preflight would refuse a header browser clients send (GraphQL's CSRF headers, Google's field mask)", async () => {
+    const t = goodTemplate();
+    t.Resources.HttpApi = {
+      Type: 'AWS::ApiGatewayV2::Api',
+      Properties: { CorsConfiguration: { AllowHeaders: ['Authorization', 'Content-Type', 'X-GraphQL-Yoga-CSRF', 'X-Goog-FieldMask'] } },
+    };
+    expect((await checkTemplate(t, dir)).failures).toEqual(['HttpApi: CORS AllowHeaders lacks apollo-require-preflight, which browser clients send']);
+    t.Resources.HttpApi.Properties.CorsConfiguration.AllowHeaders.push('Apollo-Require-Preflight');
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
   it('fails a visibility timeout below 6 × the consumer timeout, naming queue and function', async () => {
     const t = goodTemplate();
     t.Resources.WorkQueue!.Properties.VisibilityTimeout = 180;
