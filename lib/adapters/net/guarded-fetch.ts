@@ -27,6 +27,7 @@ import {
   portOf,
   type AddressPolicy,
 } from './address-policy.js';
+import { retryableNetworkCode, retryableStatus } from './retry.js';
 
 export {
   assertPublicAddress,
@@ -251,29 +252,23 @@ export async function checkKeptUrl(input: string | URL, policy: AddressPolicy = 
 // ---------------------------------------------------------------------------------------------------
 // Errors
 
-const RETRYABLE_STATUSES = new Set([408, 425, 429]);
-
 /** Throws a `FetchFailedError` (after discarding the body) unless the response status is 2xx. */
 export function assertOk(response: GuardedResponse): GuardedResponse {
   if (response.status >= 200 && response.status < 300) return response;
   response.body.destroy();
   const url = new URL(response.url);
   throw new FetchFailedError('HTTP_STATUS', `${describeUrl(url)} answered HTTP ${response.status}.`, {
-    retryable: response.status >= 500 || RETRYABLE_STATUSES.has(response.status),
+    retryable: retryableStatus(response.status),
     upstreamStatus: response.status,
   });
 }
-
-const PERMANENT_ERRNO = new Set(['ENOTFOUND', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_CONTENT_LENGTH_MISMATCH']);
 
 function toFetchError(err: unknown, method: string, url: URL): FetchFailedError {
   if (err instanceof FetchFailedError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const what = code ?? (err instanceof Error ? err.message : String(err));
-  const tls = code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
-  const parse = code?.startsWith('HPE_') === true;
   return new FetchFailedError('NETWORK', `${method} ${describeUrl(url)} failed: ${what}.`, {
-    retryable: !(tls || parse || (code !== undefined && PERMANENT_ERRNO.has(code))),
+    retryable: retryableNetworkCode(code),
     cause: err,
   });
 }

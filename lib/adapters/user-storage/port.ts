@@ -27,7 +27,7 @@ export interface StorageErrorInfo {
   /** HTTP status of the service's answer, if there was one. */
   status?: number;
   message: string;
-  /** Network trouble, throttling, a 5xx: trying again may help. */
+  /** Network trouble, throttling, a 5xx: trying again may help (the one rule: lib/adapters/net/retry.ts). */
   transient: boolean;
 }
 
@@ -48,20 +48,3 @@ export interface UserStorage {
 
 /** A valid Azure storage account name (it becomes part of the blob endpoint's host name). */
 export const AZURE_ACCOUNT_NAME = /^[a-z0-9]{3,24}$/;
-
-/** Network failures Node reports by code: worth another try. */
-export const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/** Whether an HTTP status says "try again later". */
-export const transientStatus = (status: number | undefined) =>
-  status !== undefined && (status >= 500 || status === 429 || status === 408);
