@@ -28,6 +28,7 @@ import {
   type AddressPolicy,
 } from './address-policy.js';
 import { retryableNetworkCode, retryableStatus } from './retry.js';
+import { isCredentialHeader } from '../../kernel/redact.js';
 
 export {
   assertPublicAddress,
@@ -58,7 +59,7 @@ export interface GuardedFetchInit {
   connectTimeoutMs?: number;
   /** Longest wait for progress (request body sent, response bytes received while the reader wants them). Default 30 s. */
   idleTimeoutMs?: number;
-  /** Further header names to drop on a cross-origin redirect (besides authorization, cookies and secret-looking ones). */
+  /** Further header names to drop on a cross-origin redirect (besides the credential headers of lib/kernel/redact.ts). */
   sensitiveHeaders?: readonly string[];
 }
 
@@ -92,7 +93,6 @@ const OWNED_HEADERS = new Set([
 ]);
 /** Headers describing a request body, removed when a redirect turns the request into a GET. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|secret|token|passw|api[-_]?key|auth|credential|session|signature/i;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -573,7 +573,7 @@ export async function guardedFetch(
         );
       }
       if (next.origin !== url.origin) {
-        for (const name of [...headers.keys()]) if (SECRET_HEADER.test(name) || extraSecrets.has(name)) headers.delete(name);
+        for (const name of [...headers.keys()]) if (isCredentialHeader(name) || extraSecrets.has(name)) headers.delete(name);
       }
       redirects.push(next.href);
       url = next;
