@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/kernel/config.js';
-import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { exportUrl, importStaged } from '../support/operations.js';
 import { outputKey, type Implementation } from '#lib/file-api/operations/framework/types.js';

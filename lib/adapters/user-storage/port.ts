@@ -1,7 +1,8 @@
 /**
  * The user-storage port: a bucket or container of the user's, reached with the credentials of one
- * task. One adapter per cloud SDK (`s3.ts`, `azure-blob.ts`, `gcs.ts`), each in its own file, so a
- * function bundles or loads only the SDK it uses. Adapters move streams; they never read whole files.
+ * task. One adapter per cloud SDK or protocol (`s3-storage.ts`, `azure-blob-storage.ts`, `gcs-storage.ts`,
+ * `sftp-storage.ts`, `swift-storage.ts`), each in its own file, so a function bundles or loads only the
+ * SDK it uses. Adapters move streams; they never read whole files.
  */
 import type { Readable } from 'node:stream';
 

@@ -62,7 +62,7 @@ export class S3Storage implements UserStorage {
       forcePathStyle: Boolean(conn.endpoint),
       credentials: { accessKeyId: conn.accessKeyId, secretAccessKey: conn.secretAccessKey, sessionToken: conn.sessionToken },
       // A streamed PutObject with the default checksums is sent aws-chunked, which compatible
-      // services may store verbatim (see lib/adapters/file-store/s3.ts).
+      // services may store verbatim (see lib/adapters/file-store/s3-file-store.ts).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       // An idle minute ends a call; a long transfer that keeps moving is not cut (lib/kernel/call-limits.ts).
