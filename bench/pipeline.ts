@@ -6,7 +6,7 @@
 import type CloudConvert from 'cloudconvert';
 import type { Platform } from '../local/platform.js';
 import { LOCAL_CREDENTIALS } from '../local/platform.js';
-import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median } from './measure.js';
 

@@ -24,7 +24,7 @@ import { ApiKeys } from '../lib/access/auth/keys.js';
 import { regionConfig } from '../lib/kernel/config.js';
 import { SCOPES } from '../lib/access/auth/scopes.js';
 import type { GoogleAuthMode } from '../lib/google/auth.js';
-import { createS3Client, S3FileStore } from '../lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '../lib/adapters/file-store/s3-file-store.js';
 import { DynamoStateStore } from '../lib/adapters/state/dynamodb.js';
 import { ensureStateTable } from '../lib/adapters/state/table.js';
 import { lambdaInvoker, startDispatcher } from './dispatcher.js';

@@ -16,6 +16,14 @@
  *   URL-encoded or JSON-escaped).
  *
  * Text is scanned with fixed expressions and bounded loops only: nothing is built from input.
+ *
+ * Headers a request sends on a user's behalf answer two questions, both here:
+ * - may its value be shown (payloads, logs, messages)? Only for the allowlist (`isShownHeader`);
+ * - does it carry a credential, which goes only to the origin it was given for (`isCredentialHeader`:
+ *   dropped on a cross-origin redirect by lib/adapters/net/guarded-fetch.ts)? Any header with a
+ *   secret field's name, and any naming `auth` or `passw`.
+ * A header such as `X-Sig` (a signature the user's own server checks) is sent to the URL the user
+ * named, hidden wherever it is shown, and not carried to another origin a redirect points at.
  */
 
 export const HIDDEN = '[hidden]';
@@ -25,7 +33,7 @@ const MAX_DEPTH = 32;
 const MIN_SECRET_LENGTH = 4;
 
 /** Headers whose values are shown; every other header's value is hidden. */
-const SAFE_HEADERS = new Set([
+export const SHOWN_HEADERS: ReadonlySet<string> = new Set([
   'accept',
   'accept-charset',
   'accept-encoding',
@@ -89,8 +97,11 @@ export function isSecretParam(name: string): boolean {
   return isSecretField(name) || SECRET_QUERY_NAMES.has(lower) || lower.startsWith('x-amz-') || lower.startsWith('x-goog-');
 }
 
-/** Whether a header's value may be shown. */
-export const isSafeHeader = (name: string) => SAFE_HEADERS.has(name.trim().toLowerCase());
+/** Whether a header's value may be shown (in payloads, logs and messages): the allowlist. */
+export const isShownHeader = (name: string) => SHOWN_HEADERS.has(name.trim().toLowerCase());
+
+/** Whether a header carries a credential, to be sent to the origin it was given for and no other. */
+export const isCredentialHeader = (name: string) => isSecretField(name) || /auth|passw/i.test(name);
 
 const isHeadersField = (name: string) => name.toLowerCase().endsWith('headers');
 
@@ -225,16 +236,16 @@ export function redactText(text: string, secrets: readonly string[] = []): strin
 function redactHeaders(headers: unknown, secrets: readonly string[]): unknown {
   if (Array.isArray(headers)) {
     return headers.map((h) => {
-      if (Array.isArray(h) && typeof h[0] === 'string') return [h[0], isSafeHeader(h[0]) ? redactValue(h[1], secrets) : HIDDEN];
+      if (Array.isArray(h) && typeof h[0] === 'string') return [h[0], isShownHeader(h[0]) ? redactValue(h[1], secrets) : HIDDEN];
       if (h && typeof h === 'object' && typeof (h as { name?: unknown }).name === 'string') {
         const { name, ...rest } = h as { name: string };
-        return isSafeHeader(name) ? { name, ...(redactValue(rest, secrets) as object) } : { name, ...Object.fromEntries(Object.keys(rest).map((k) => [k, HIDDEN])) };
+        return isShownHeader(name) ? { name, ...(redactValue(rest, secrets) as object) } : { name, ...Object.fromEntries(Object.keys(rest).map((k) => [k, HIDDEN])) };
       }
       return HIDDEN;
     });
   }
   if (headers && typeof headers === 'object') {
-    return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, isSafeHeader(k) ? redactValue(v, secrets) : HIDDEN]));
+    return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, isShownHeader(k) ? redactValue(v, secrets) : HIDDEN]));
   }
   return headers === undefined || headers === null || headers === '' ? headers : HIDDEN;
 }
@@ -296,7 +307,7 @@ export function secretValues(payload: unknown): string[] {
       } else if (isHeadersField(k) && v && typeof v === 'object') {
         const values: string[] = [];
         if (Array.isArray(v)) stringsIn(v, values);
-        else for (const [h, hv] of Object.entries(v)) if (!isSafeHeader(h)) stringsIn(hv, values);
+        else for (const [h, hv] of Object.entries(v)) if (!isShownHeader(h)) stringsIn(hv, values);
         for (const hv of values) {
           found.push(hv);
           // The credential part of `Bearer x`, `session=x; other=y`: it may show up on its own.

@@ -1,5 +1,5 @@
 /**
- * Platform singletons, created once per function instance from the validated configuration.
+ * The singletons of one function instance, created once from the validated configuration.
  * Only the adapters a function touches are constructed (and, with bundling, only their SDKs shipped).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

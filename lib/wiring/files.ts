@@ -6,7 +6,7 @@
  */
 import { config } from '../kernel/config.js';
 import type { FileStore } from '../adapters/file-store/port.js';
-import { createS3Client, S3FileStore } from '../adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '../adapters/file-store/s3-file-store.js';
 
 const stores = new Map<string, FileStore>();
 

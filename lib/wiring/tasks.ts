@@ -1,4 +1,4 @@
-/** The job and task services of one function instance, wired to the platform's adapters. */
+/** The job and task services of one function instance, wired to the deployment's adapters. */
 import { config } from '../kernel/config.js';
 import { EventPublisher } from '../file-api/events/publisher.js';
 import { reservationFor } from '../file-api/operations/framework/credits.js';

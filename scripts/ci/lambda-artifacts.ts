@@ -51,7 +51,7 @@ import { SCOPES } from '#lib/access/auth/scopes.js';
 import { startDispatcher, type InvokeResult } from '../../local/dispatcher.js';
 import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/platform.js';
 import { forwardS3Events } from '../../local/s3-events.js';
-import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { findExecutable } from '#lib/engines/core/probe.js';
 import { shippedFfmpeg } from '#lib/engines/core/shipped.js';

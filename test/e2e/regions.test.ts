@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '#lib/access/auth/accounts.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
-import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';

@@ -19,7 +19,7 @@ import S3rver from 's3rver';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { parseConfig, type Config } from '#lib/kernel/config.js';
-import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { FormPostError, postForm } from '#lib/adapters/file-store/form-post.js';
 import { startS3Front, type S3Front } from '../../local/s3-front.js';
 import { createLogger } from '#lib/kernel/log.js';

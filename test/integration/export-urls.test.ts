@@ -14,7 +14,7 @@ import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '#lib/kernel/config.js';
-import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { exportUrl, importStaged } from '../support/operations.js';
 import { outputKey, type Implementation } from '#lib/file-api/operations/framework/types.js';

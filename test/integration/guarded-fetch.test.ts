@@ -308,6 +308,15 @@ describe('redirects', () => {
     expect(custom.headers['x-signed']).toBeUndefined();
   });
 
+  it('sends a signature header (X-Sig) to the origin it was given for, not to another a redirect names', async () => {
+    const headers = { 'x-sig': 'hmac-0123456789abcdef', 'x-trace': 't' };
+    expect((await json(await guardedFetch(`${other.origin}/direct`, { headers }, loopback))).headers['x-sig']).toBe('hmac-0123456789abcdef');
+    expect((await json(await guardedFetch(via('/landing'), { headers }, loopback))).headers['x-sig']).toBe('hmac-0123456789abcdef');
+    const cross = await json(await guardedFetch(via(`${other.origin}/landing`), { headers }, loopback));
+    expect(cross.headers['x-sig']).toBeUndefined();
+    expect(cross.headers['x-trace']).toBe('t');
+  });
+
   it('sends URL userinfo as Basic auth to its own origin only, and never echoes it', async () => {
     const withUser = (origin: string, path: string) => origin.replace('http://', 'http://alice:s3cr%40t@') + path;
     const direct = await json(await guardedFetch(withUser(entry.origin, '/whoami'), {}, loopback));

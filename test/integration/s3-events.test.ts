@@ -12,7 +12,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { S3ObjectCreatedNotificationEvent } from 'aws-lambda';
 import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { startS3Front, type S3Front } from '../../local/s3-front.js';
 import {
   decodeS3EventKey,

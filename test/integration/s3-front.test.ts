@@ -25,7 +25,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { MultipartScanner, parseContentDisposition, startS3Front, type S3Front } from '../../local/s3-front.js';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };

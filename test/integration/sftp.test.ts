@@ -1,5 +1,5 @@
 /**
- * The SFTP storage client (lib/adapters/user-storage/sftp.ts) against an SFTP server started here (ssh2's Server on
+ * The SFTP storage client (lib/adapters/user-storage/sftp-storage.ts) against an SFTP server started here (ssh2's Server on
  * a temporary folder, checking passwords and key signatures for real): files go out and come back
  * byte for byte, through password and key authentication; bad credentials, a wrong host key and
  * forbidden addresses are refused with messages that say so.
@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ssh2 from 'ssh2';
 import { freePort } from '../../local/platform.js';
-import { SftpStorage, describeSftpError, sftpConnection, type SftpArgs, type SftpOpenOptions } from '#lib/adapters/user-storage/sftp.js';
+import { SftpStorage, describeSftpError, sftpConnection, type SftpArgs, type SftpOpenOptions } from '#lib/adapters/user-storage/sftp-storage.js';
 import { readAll } from '../support/streams.js';
 import { ed25519KeyPair, startSftpServer, type SftpTestServer } from '../support/sftp-server.js';
 

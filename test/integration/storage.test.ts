@@ -23,7 +23,7 @@ import { TaskStore } from '#lib/file-api/records/store.js';
 import { WebhookNotifier } from '#lib/file-api/webhooks/events.js';
 import { WebhookStore } from '#lib/file-api/webhooks/store.js';
 import { WEBHOOK_EVENTS } from '#lib/file-api/webhooks/model.js';
-import { S3Storage } from '#lib/adapters/user-storage/s3.js';
+import { S3Storage } from '#lib/adapters/user-storage/s3-storage.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { startStateBackend } from '../support/dynalite.js';
 import { startGcsDouble, type GcsDouble } from '../support/gcs-double.js';

@@ -1,5 +1,5 @@
 /**
- * The OpenStack Swift storage client (lib/adapters/user-storage/swift.ts) against the Keystone v3 + Swift double
+ * The OpenStack Swift storage client (lib/adapters/user-storage/swift-storage.ts) against the Keystone v3 + Swift double
  * (test/support/swift-double.ts): the token exchange is checked, object calls need the token, files go
  * out and come back byte for byte, and bad credentials or a catalog pointing somewhere forbidden are
  * refused with messages that say so.
@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeSwiftError, objectStoreEndpoint, SwiftStorage, swiftConnection, tokensUrl, type SwiftArgs } from '#lib/adapters/user-storage/swift.js';
+import { describeSwiftError, objectStoreEndpoint, SwiftStorage, swiftConnection, tokensUrl, type SwiftArgs } from '#lib/adapters/user-storage/swift-storage.js';
 import { readAll } from '../support/streams.js';
 import { startSwiftDouble, type SwiftDouble } from '../support/swift-double.js';
 

@@ -19,8 +19,8 @@ import { compileFilter, FilterError, MAX_FILTER_LENGTH, MAX_FILTER_WILDCARDS, pa
 import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
 import { parseCommandArguments } from '#lib/engines/command/command-arguments.js';
 import { baseUrlOf } from '#lib/http/gateway.js';
-import { hostKeyMatches } from '#lib/adapters/user-storage/sftp.js';
-import { tokensUrl } from '#lib/adapters/user-storage/swift.js';
+import { hostKeyMatches } from '#lib/adapters/user-storage/sftp-storage.js';
+import { tokensUrl } from '#lib/adapters/user-storage/swift-storage.js';
 import type * as Api from '#functions/migration/api.js';
 
 const BOUND_MS = 1000;

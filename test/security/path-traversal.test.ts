@@ -19,7 +19,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '#lib/kernel/errors.js';
 import { parseConfig } from '#lib/kernel/config.js';
-import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { forwardS3Events, type S3EventForwarder } from '../../local/s3-events.js';
 import { startS3Front, type S3Front } from '../../local/s3-front.js';
 import { createLogger } from '#lib/kernel/log.js';

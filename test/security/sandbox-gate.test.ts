@@ -172,7 +172,7 @@ describe('what the sandbox still takes', () => {
 describe('the sandbox rules cover every operation', () => {
   it('declares a rule for each operation, and refuses a name without one', async () => {
     // A separate module: its absence is this test's failure, not the file's.
-    const rules = await import('#lib/file-api/sandbox/operations.js');
+    const rules = await import('#lib/file-api/sandbox/operation-rules.js');
     for (const op of OPERATIONS) expect(rules.SANDBOX_OPERATIONS[op.name], op.name).toBeDefined();
     expect(rules.sandboxProblem('some/new-operation', {})).toMatchObject({ field: 'operation' });
     // Imports are admitted because the runner checks their files: only import-step operations may say so.

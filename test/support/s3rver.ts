@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3.js';
+import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { freePort } from '../../local/platform.js';
 
 export async function startFilesBackend(bucket = 'files') {

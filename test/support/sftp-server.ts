@@ -10,7 +10,7 @@ import { join, posix } from 'node:path';
 import type { Stats as FsStats } from 'node:fs';
 import type { Server as NetServer } from 'node:net';
 import ssh2, { type Attributes, type ParsedKey, type ServerSftp } from 'ssh2';
-import { fingerprintOf } from '#lib/adapters/user-storage/sftp.js';
+import { fingerprintOf } from '#lib/adapters/user-storage/sftp-storage.js';
 
 const { Server, utils } = ssh2;
 const { STATUS_CODE, flagsToString } = utils.sftp;

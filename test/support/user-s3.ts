@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
-import { createS3Client } from '#lib/adapters/file-store/s3.js';
+import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { verifySigV4 } from '../../local/sigv4.js';
 
 const require = createRequire(import.meta.url);

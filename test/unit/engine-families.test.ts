@@ -95,6 +95,12 @@ describe('routing a process task to its engine family', () => {
     expect(route('watermark', { text: 'draft' })).toBe('process');
   });
 
+  it('routes by the output format the run chooses by: an argument the operation does not take changes nothing', () => {
+    // optimize keeps its input's format; a stray output_format must not send a JPEG to the PDF family.
+    expect(route('optimize', { output_format: 'pdf' }, input('photo.jpg'))).toBe('process');
+    expect(route('pdf/a', { output_format: 'docx' }, input('report.pdf'))).toBe(FAMILY_QUEUES.pdf);
+  });
+
   it('sends a video watermarked with an image to the media family, and an unknown format to the operation\'s first engine', () => {
     expect(route('watermark', { image: 'logo' }, [...input('clip.mp4'), ...input('logo.png')])).toBe(FAMILY_QUEUES.media);
     expect(route('thumbnail', { output_format: 'png' }, input('no-extension'))).toBe('process');

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { FileNotFoundError } from '#lib/adapters/file-store/port.js';
-import { S3FileStore, S3_COPY_OBJECT_MAX_BYTES } from '#lib/adapters/file-store/s3.js';
+import { S3FileStore, S3_COPY_OBJECT_MAX_BYTES } from '#lib/adapters/file-store/s3-file-store.js';
 
 interface Sent {
   name: string;

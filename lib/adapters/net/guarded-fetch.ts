@@ -27,6 +27,8 @@ import {
   portOf,
   type AddressPolicy,
 } from './address-policy.js';
+import { retryableNetworkCode, retryableStatus } from './retry.js';
+import { isCredentialHeader } from '../../kernel/redact.js';
 
 export {
   assertPublicAddress,
@@ -57,7 +59,7 @@ export interface GuardedFetchInit {
   connectTimeoutMs?: number;
   /** Longest wait for progress (request body sent, response bytes received while the reader wants them). Default 30 s. */
   idleTimeoutMs?: number;
-  /** Further header names to drop on a cross-origin redirect (besides authorization, cookies and secret-looking ones). */
+  /** Further header names to drop on a cross-origin redirect (besides the credential headers of lib/kernel/redact.ts). */
   sensitiveHeaders?: readonly string[];
 }
 
@@ -91,7 +93,6 @@ const OWNED_HEADERS = new Set([
 ]);
 /** Headers describing a request body, removed when a redirect turns the request into a GET. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
-const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|secret|token|passw|api[-_]?key|auth|credential|session|signature/i;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -251,29 +252,23 @@ export async function checkKeptUrl(input: string | URL, policy: AddressPolicy = 
 // ---------------------------------------------------------------------------------------------------
 // Errors
 
-const RETRYABLE_STATUSES = new Set([408, 425, 429]);
-
 /** Throws a `FetchFailedError` (after discarding the body) unless the response status is 2xx. */
 export function assertOk(response: GuardedResponse): GuardedResponse {
   if (response.status >= 200 && response.status < 300) return response;
   response.body.destroy();
   const url = new URL(response.url);
   throw new FetchFailedError('HTTP_STATUS', `${describeUrl(url)} answered HTTP ${response.status}.`, {
-    retryable: response.status >= 500 || RETRYABLE_STATUSES.has(response.status),
+    retryable: retryableStatus(response.status),
     upstreamStatus: response.status,
   });
 }
-
-const PERMANENT_ERRNO = new Set(['ENOTFOUND', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN', 'ERR_HTTP_CONTENT_LENGTH_MISMATCH']);
 
 function toFetchError(err: unknown, method: string, url: URL): FetchFailedError {
   if (err instanceof FetchFailedError) return err;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const what = code ?? (err instanceof Error ? err.message : String(err));
-  const tls = code !== undefined && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
-  const parse = code?.startsWith('HPE_') === true;
   return new FetchFailedError('NETWORK', `${method} ${describeUrl(url)} failed: ${what}.`, {
-    retryable: !(tls || parse || (code !== undefined && PERMANENT_ERRNO.has(code))),
+    retryable: retryableNetworkCode(code),
     cause: err,
   });
 }
@@ -578,7 +573,7 @@ export async function guardedFetch(
         );
       }
       if (next.origin !== url.origin) {
-        for (const name of [...headers.keys()]) if (SECRET_HEADER.test(name) || extraSecrets.has(name)) headers.delete(name);
+        for (const name of [...headers.keys()]) if (isCredentialHeader(name) || extraSecrets.has(name)) headers.delete(name);
       }
       redirects.push(next.href);
       url = next;

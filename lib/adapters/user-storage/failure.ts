@@ -4,7 +4,8 @@
  * errors, aborts. Messages never hold credentials: they name the host, the container or the path.
  */
 import { FetchFailedError } from '../net/address-policy.js';
-import { TRANSIENT_NETWORK_CODES, type StorageErrorInfo } from './port.js';
+import { retryableNetworkCode } from '../net/retry.js';
+import type { StorageErrorInfo } from './port.js';
 
 /** A failure the adapter diagnosed: a stable code, the service's status if any, whether to retry. */
 export class StorageFailure extends Error {
@@ -36,7 +37,7 @@ export function describeCommonError(err: unknown): StorageErrorInfo | undefined 
   const e = err as { name?: string; code?: unknown; message?: string } | undefined;
   if (e?.name === 'AbortError') return { code: 'ABORTED', message: 'The transfer was aborted.', transient: false };
   if (e?.name === 'TimeoutError') return { code: 'TIMEOUT', message: e.message || 'The transfer timed out.', transient: true };
-  if (typeof e?.code === 'string' && TRANSIENT_NETWORK_CODES.has(e.code)) {
+  if (typeof e?.code === 'string' && retryableNetworkCode(e.code)) {
     return { code: e.code, message: e.message || e.code, transient: true };
   }
   return undefined;

@@ -1,7 +1,8 @@
 /**
  * The user-storage port: a bucket or container of the user's, reached with the credentials of one
- * task. One adapter per cloud SDK (`s3.ts`, `azure-blob.ts`, `gcs.ts`), each in its own file, so a
- * function bundles or loads only the SDK it uses. Adapters move streams; they never read whole files.
+ * task. One adapter per cloud SDK or protocol (`s3-storage.ts`, `azure-blob-storage.ts`, `gcs-storage.ts`,
+ * `sftp-storage.ts`, `swift-storage.ts`), each in its own file, so a function bundles or loads only the
+ * SDK it uses. Adapters move streams; they never read whole files.
  */
 import type { Readable } from 'node:stream';
 
@@ -27,7 +28,7 @@ export interface StorageErrorInfo {
   /** HTTP status of the service's answer, if there was one. */
   status?: number;
   message: string;
-  /** Network trouble, throttling, a 5xx: trying again may help. */
+  /** Network trouble, throttling, a 5xx: trying again may help (the one rule: lib/adapters/net/retry.ts). */
   transient: boolean;
 }
 
@@ -48,20 +49,3 @@ export interface UserStorage {
 
 /** A valid Azure storage account name (it becomes part of the blob endpoint's host name). */
 export const AZURE_ACCOUNT_NAME = /^[a-z0-9]{3,24}$/;
-
-/** Network failures Node reports by code: worth another try. */
-export const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/** Whether an HTTP status says "try again later". */
-export const transientStatus = (status: number | undefined) =>
-  status !== undefined && (status >= 500 || status === 429 || status === 408);

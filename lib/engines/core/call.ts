@@ -32,7 +32,7 @@ export interface EngineCall<P = unknown> {
   extras: LocalFile[];
   /** The call's temporary folder. */
   dir: string;
-  /** The engine may fetch nothing (a sandbox task: only whitelisted files, lib/file-api/sandbox/operations.ts). */
+  /** The engine may fetch nothing (a sandbox task: only whitelisted files, lib/file-api/sandbox/operation-rules.ts). */
   offline?: true;
   /** Where its native tools run: in `dir`, confined to the task's work folder (which holds `dir` and the inputs). */
   tool: ToolPlace;

@@ -2,7 +2,7 @@
  * Engines shipped inside npm packages, the fallback when the system tool is absent (a fresh machine
  * after `npm ci`, a Lambda zip): static FFmpeg and ffprobe builds, and Ghostscript and qpdf compiled to
  * WebAssembly. Nothing here downloads anything: the files are in node_modules (or the function's zip,
- * where these packages are installed as externals, see scripts/serverless-lambda-platform.cjs).
+ * where these packages are installed as externals, see scripts/serverless-lambda-package.cjs).
  *
  * Found once per process; a package that is not installed (another platform, a zip without it) is
  * simply absent.

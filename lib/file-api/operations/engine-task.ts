@@ -10,7 +10,7 @@ import { mkdir, open, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { basename, formatOfFilename, mimeType, normalizeFormat, SNIFF_BYTES, sniffFormat } from '../../engines/core/formats.js';
+import { basename, formatOfFilename, mimeType, SNIFF_BYTES, sniffFormat } from '../../engines/core/formats.js';
 import { checkImagePixels, checkPdfBytes, checkPdfPages, isImageFormat } from '../../engines/core/limits.js';
 import { FAMILY_QUEUES, familyOf } from '../../engines/core/families.js';
 import { EngineChoiceError, type EngineChoice, type EngineRegistry } from '../../engines/core/registry.js';
@@ -27,6 +27,7 @@ import { EngineFailure } from '../../engines/core/errors.js';
 import { countBytes, within, type Progress } from '../records/progress.js';
 import { RunElsewhere, TaskFailure, taskPrefix, type Implementation, type InputFile, type OperationContext } from './framework/types.js';
 import { runInEngineFunction } from './engine-function.js';
+import { declaredInputFormat, formatByName, runRequest } from './framework/engine-request.js';
 
 export type { EngineCall, EngineHandler, EngineResult, LocalFile, Produced } from '../../engines/core/call.js';
 
@@ -108,12 +109,7 @@ async function checkLimits(file: LocalFile, ctx: OperationContext, place: ToolPl
 
 function choose(registry: EngineRegistry, op: EngineOperation, payload: Args, inputFormat: string | null): EngineChoice {
   try {
-    return registry.select(op.operation, {
-      inputFormat,
-      outputFormat: op.use.outputFormat(payload),
-      engine: typeof payload.engine === 'string' ? payload.engine : undefined,
-      engineVersion: payload.engine_version === undefined ? undefined : String(payload.engine_version),
-    });
+    return registry.select(op.operation, runRequest(op.use, payload, inputFormat));
   } catch (err) {
     if (err instanceof EngineChoiceError) throw new TaskFailure(err.code, err.message);
     throw err;
@@ -217,7 +213,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
   return async (ctx) => {
     const registry = engineRegistry();
     const payload = ctx.payload;
-    const override = typeof payload.input_format === 'string' ? normalizeFormat(payload.input_format) : undefined;
+    const override = declaredInputFormat(payload);
     const { files, extras } = op.use.partition?.(ctx) ?? { files: ctx.inputs, extras: [] };
 
     const produced: FileEntry[] = [];
@@ -226,7 +222,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
     let reported: EngineChoice | undefined;
     let credits = 0;
 
-    checkFamily(registry, op, payload, files.map((f) => override ?? formatOfFilename(f.filename) ?? null));
+    checkFamily(registry, op, payload, files.map((f) => formatByName(payload, f.filename) ?? null));
     checkInputBytes([...files, ...extras], ctx.config.ENGINE_MAX_INPUT_BYTES);
     // Where the rest runs (ENGINE_ISOLATION): `inline` below, in this process (locally, its tools under
     // bubblewrap); `function` in the family's engine function, which holds no credential and runs this

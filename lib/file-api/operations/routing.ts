@@ -4,13 +4,15 @@
  * queued (its arguments and its inputs' file names). The function that takes the task selects again
  * with the input's bytes at hand; both use the same capability list.
  */
-import { formatOfFilename, normalizeFormat } from '../../engines/core/formats.js';
 import { FAMILY_QUEUES, familyOf, type EngineFamily } from '../../engines/core/families.js';
 import { EngineChoiceError, type EngineRegistry } from '../../engines/core/registry.js';
 import type { ProcessQueueName } from '../../adapters/queue/port.js';
 import type { TaskRecord } from '../records/model.js';
+import { declaredInputFormat, formatByName, runRequest, type RequestUse } from './framework/engine-request.js';
+import { operationDefinition } from './index.js';
 
-const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
+/** An operation without engines (routing never meets one): no output format to choose by. */
+const NO_ENGINES: RequestUse<unknown> = { outputFormat: () => undefined };
 
 /**
  * The process queue for `task`, whose input tasks (`inputs`) have finished. Each input file is
@@ -26,17 +28,12 @@ export function processQueueOf(registry: EngineRegistry, task: Pick<TaskRecord, 
 /** The process queue for `task` with input files of these names (what a process function knows before downloading them). */
 export function processQueueFor(registry: EngineRegistry, task: Pick<TaskRecord, 'operation' | 'payload'>, filenames: readonly string[]): ProcessQueueName {
   const { payload, operation } = task;
-  const request = {
-    outputFormat: text(payload.output_format) && normalizeFormat(text(payload.output_format)!),
-    engine: text(payload.engine),
-    engineVersion: payload.engine_version === undefined ? undefined : String(payload.engine_version),
-  };
-  const declared = text(payload.input_format) && normalizeFormat(text(payload.input_format)!);
-  const formats: Array<string | null | undefined> = filenames.length ? filenames.map((name) => declared ?? formatOfFilename(name)) : [declared ?? null];
+  const use: RequestUse<Record<string, unknown>> = operationDefinition(operation)?.engines ?? NO_ENGINES;
+  const formats: Array<string | null | undefined> = filenames.length ? filenames.map((name) => formatByName(payload, name)) : [declaredInputFormat(payload) ?? null];
   const families = new Set<EngineFamily>();
   for (const inputFormat of formats) {
     try {
-      const family = familyOf(registry.select(operation, { ...request, inputFormat }).engine);
+      const family = familyOf(registry.select(operation, runRequest(use, payload, inputFormat)).engine);
       if (family) families.add(family);
     } catch (err) {
       if (!(err instanceof EngineChoiceError)) throw err;

@@ -8,11 +8,7 @@ import type { ProcessQueueName, Queue, QueueName } from '../../adapters/queue/po
 import { dependantsOf, deriveJobStatus, isEnded, type JobRecord, type TaskRecord } from '../records/model.js';
 import { scrubPayload } from '../records/secrets.js';
 import type { TaskStore } from '../records/store.js';
-
-/** The message a step consumer receives. */
-export interface StepMessage {
-  taskId: string;
-}
+import type { StepMessage } from './step-messages.js';
 
 export interface SchedulerDeps {
   store: TaskStore;

@@ -13,7 +13,7 @@ import { minimumCredits } from '../operations/framework/credits.js';
 import type { OperationDefinition } from '../operations/framework/define.js';
 import { operationDefinition } from '../operations/index.js';
 import { outputKey, taskPrefix, uploadPrefix } from '../operations/framework/types.js';
-import { assertSandboxAdmits } from '../sandbox/operations.js';
+import { assertSandboxAdmits } from '../sandbox/operation-rules.js';
 import { epochSeconds } from '../../adapters/state/port.js';
 import {
   DEFAULT_TASK_TIMEOUT_SECONDS,

@@ -6,3 +6,6 @@ export const stepMessage = z.object({
   /** How many times a process task was handed from one engine family's function to another's (lib/file-api/tasks/runner.ts). */
   hops: z.number().int().min(0).optional(),
 });
+
+/** The message a step consumer receives (the schema's type: one definition). */
+export type StepMessage = z.infer<typeof stepMessage>;

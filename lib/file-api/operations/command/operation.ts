@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { CommandArgumentError, MAX_ARGUMENTS_LENGTH, validateCommand } from '../../../engines/command/command-arguments.js';
 import { defineOperation } from '../framework/define.js';
+import { namedEngine } from '../framework/engine-request.js';
 import { common, opt } from '../framework/fields.js';
 
 const name = 'command';
@@ -35,12 +36,7 @@ export const command = defineOperation({
     }),
   engines: {
     // The engine is named by the request; the inputs may be any files, or none.
-    request: (args) => ({
-      inputFormat: undefined,
-      outputFormat: undefined,
-      engine: typeof args.engine === 'string' ? args.engine : undefined,
-      engineVersion: args.engine_version === undefined ? undefined : String(args.engine_version),
-    }),
+    request: (args) => ({ inputFormat: undefined, outputFormat: undefined, ...namedEngine(args) }),
     mode: 'all',
     outputFormat: () => undefined,
     order: ['ffmpeg'],

@@ -8,11 +8,11 @@
  *
  * This module loads no engine: the registry it is given only answers which capability would serve.
  */
-import { formatOfFilename, normalizeFormat } from '../../../engines/core/formats.js';
 import { EngineChoiceError, type EngineRegistry } from '../../../engines/core/registry.js';
 import type { TaskRecord } from '../../records/model.js';
 import type { EngineCapability, OperationDefinition } from './define.js';
 import type { InputFile } from './types.js';
+import { formatByName, runRequest } from './engine-request.js';
 
 const callCredits = (capability: Pick<EngineCapability, 'credits'>) => capability.credits ?? 1;
 
@@ -29,8 +29,6 @@ function dearestCall(definition: OperationDefinition): number {
   return Math.max(1, ...capabilitiesOf(definition).map(callCredits));
 }
 
-const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
-
 /**
  * What a task reserves when it starts: the cost of each engine call its run will make, the engine for
  * each call chosen as the run chooses it (from the input's format as its name or `input_format` gives
@@ -42,23 +40,17 @@ export function reservationFor(registry: EngineRegistry, definition: OperationDe
   if (!use) return definition.credits ?? 0;
   const payload = task.payload;
   const files = use.partition ? use.partition({ task, payload, inputs: [...inputs] }).files : inputs;
-  const declared = text(payload.input_format) && normalizeFormat(text(payload.input_format)!);
   // The first file of each call decides its engine, as in the run (engine-task.ts).
   const calls = use.mode === 'all' ? [files[0]] : files.length ? files : [undefined];
   let total = 0;
   for (const first of calls) {
-    const inputFormat = first ? (declared ?? formatOfFilename(first.filename)) : null;
+    const inputFormat = first ? formatByName(payload, first.filename) : null;
     if (inputFormat === undefined) {
       total += dearestCall(definition);
       continue;
     }
     try {
-      const choice = registry.select(definition.name, {
-        inputFormat,
-        outputFormat: use.outputFormat(payload),
-        engine: text(payload.engine),
-        engineVersion: payload.engine_version === undefined ? undefined : String(payload.engine_version),
-      });
+      const choice = registry.select(definition.name, runRequest(use, payload, inputFormat));
       total += callCredits(choice.capability);
     } catch (err) {
       if (!(err instanceof EngineChoiceError)) throw err;

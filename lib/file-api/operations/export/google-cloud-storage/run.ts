@@ -3,4 +3,4 @@ import { lazy } from '../../framework/lazy.js';
 import { exportGoogleCloudStorage } from './operation.js';
 
 // The Cloud Storage SDK is loaded when a task first needs it.
-export default implement(exportGoogleCloudStorage, lazy(async () => (await import('../../storage/google-cloud-storage.js')).exportGoogleCloudStorage));
+export default implement(exportGoogleCloudStorage, lazy(async () => (await import('../../storage/google-cloud-storage-transfer.js')).exportGoogleCloudStorage));

@@ -2,4 +2,4 @@ import { implement } from '../../framework/define.js';
 import { lazy } from '../../framework/lazy.js';
 import { exportOpenstack } from './operation.js';
 
-export default implement(exportOpenstack, lazy(async () => (await import('../../storage/openstack.js')).exportOpenstack));
+export default implement(exportOpenstack, lazy(async () => (await import('../../storage/openstack-transfer.js')).exportOpenstack));

@@ -8,7 +8,7 @@ import { implement } from '../../framework/define.js';
 import { exportUpload } from './operation.js';
 import { FetchFailedError, guardedFetch } from '../../../../adapters/net/guarded-fetch.js';
 import { contentTypeOf } from '../../../../adapters/user-storage/mime.js';
-import { transientStatus } from '../../../../adapters/user-storage/port.js';
+import { retryableStatus } from '../../../../adapters/net/retry.js';
 import type { FileEntry } from '../../../records/model.js';
 import { redactText, secretValues } from '../../../../kernel/redact.js';
 import { countBytes, within } from '../../../records/progress.js';
@@ -72,7 +72,7 @@ export default implement(exportUpload, async (ctx) => {
       throw new TaskFailure(
         'UPLOAD_FAILED',
         redactText(`The upload URL answered HTTP ${response.status} ${response.statusText}`.trim() + (code ? ` (${code}).` : '.'), secrets),
-        transientStatus(response.status) && !final,
+        retryableStatus(response.status) && !final,
       );
     }
     ctx.log.info('uploaded', { bytes: source.size, status: response.status, durationMs: Math.round(performance.now() - started) });

@@ -3,4 +3,4 @@ import { lazy } from '../../framework/lazy.js';
 import { importSftp } from './operation.js';
 
 // ssh2 is loaded when a task first needs it.
-export default implement(importSftp, lazy(async () => (await import('../../storage/sftp.js')).importSftp));
+export default implement(importSftp, lazy(async () => (await import('../../storage/sftp-transfer.js')).importSftp));

@@ -3,4 +3,4 @@ import { lazy } from '../../../framework/lazy.js';
 import { exportAzureBlob } from './operation.js';
 
 // The Azure SDK is loaded when a task first needs it.
-export default implement(exportAzureBlob, lazy(async () => (await import('../../../storage/azure-blob.js')).exportAzureBlob));
+export default implement(exportAzureBlob, lazy(async () => (await import('../../../storage/azure-blob-transfer.js')).exportAzureBlob));

@@ -1,5 +1,5 @@
 /** `import/openstack` and `export/openstack`: OpenStack Object Storage (Swift) containers, Keystone v3 password auth. */
-import { SwiftStorage, describeSwiftError, swiftConnection } from '../../../adapters/user-storage/swift.js';
+import { SwiftStorage, describeSwiftError, swiftConnection } from '../../../adapters/user-storage/swift-storage.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
 import type * as z from 'zod';
 import type { exportOpenstackArgs, importOpenstackArgs } from '../framework/storage-fields.js';

@@ -1,6 +1,6 @@
 /** `import/s3` and `export/s3` (alias `export/objstore`): S3 and any S3-compatible service. */
 import type { ObjectCannedACL, ServerSideEncryption } from '@aws-sdk/client-s3';
-import { S3Storage, describeS3Error, type S3Connection } from '../../../adapters/user-storage/s3.js';
+import { S3Storage, describeS3Error, type S3Connection } from '../../../adapters/user-storage/s3-storage.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
 import type * as z from 'zod';
 import type { exportS3Args, importS3Args } from '../framework/storage-fields.js';

@@ -1,5 +1,5 @@
 /** `import/sftp` and `export/sftp`: files on the user's SFTP server. */
-import { SftpStorage, describeSftpError, sftpConnection } from '../../../adapters/user-storage/sftp.js';
+import { SftpStorage, describeSftpError, sftpConnection } from '../../../adapters/user-storage/sftp-storage.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
 import type * as z from 'zod';
 import type { exportSftpArgs, importSftpArgs } from '../framework/storage-fields.js';

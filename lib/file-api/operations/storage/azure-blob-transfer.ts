@@ -1,5 +1,5 @@
 /** `import/azure/blob` and `export/azure/blob` (alias `export/blobstore/blob`): Azure Blob Storage containers. */
-import { AzureBlobStorage, describeAzureError, type AzureBlobConnection } from '../../../adapters/user-storage/azure-blob.js';
+import { AzureBlobStorage, describeAzureError, type AzureBlobConnection } from '../../../adapters/user-storage/azure-blob-storage.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
 import type * as z from 'zod';
 import type { exportAzureArgs, importAzureArgs } from '../framework/storage-fields.js';

@@ -17,7 +17,8 @@ import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { checkUrlResolved, guardedFetch, type AddressPolicy, type GuardedResponse } from '../net/guarded-fetch.js';
 import { abortError, describeCommonError, StorageFailure } from './failure.js';
-import { transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { retryableStatus } from '../net/retry.js';
+import { type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
 import { trimEnd } from '../../kernel/text.js';
 
 /** The task arguments of `import/openstack` and `export/openstack` that say where and who. */
@@ -148,7 +149,7 @@ async function readJson(res: GuardedResponse, what: string): Promise<unknown> {
 function swiftFailure(res: GuardedResponse, what: string): StorageFailure {
   res.body.destroy();
   const code = res.status === 401 ? 'UNAUTHORIZED' : res.status === 403 ? 'FORBIDDEN' : res.status === 404 ? 'NOT_FOUND' : `HTTP_${res.status}`;
-  return new StorageFailure(code, `${what}: Swift answered HTTP ${res.status}.`, { transient: transientStatus(res.status), status: res.status });
+  return new StorageFailure(code, `${what}: Swift answered HTTP ${res.status}.`, { transient: retryableStatus(res.status), status: res.status });
 }
 
 export class SwiftStorage implements UserStorage {

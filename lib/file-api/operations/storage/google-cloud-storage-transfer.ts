@@ -1,5 +1,5 @@
 /** `import/google-cloud-storage` and `export/google-cloud-storage` (alias `export/cloud-storage`). */
-import { GcsStorage, describeGcsError, type GcsConnection } from '../../../adapters/user-storage/gcs.js';
+import { GcsStorage, describeGcsError, type GcsConnection } from '../../../adapters/user-storage/gcs-storage.js';
 import { exportToStorage, importFromStorage, openStorage } from './storage-transfer.js';
 import type * as z from 'zod';
 import type { exportGcsArgs, importGcsArgs } from '../framework/storage-fields.js';

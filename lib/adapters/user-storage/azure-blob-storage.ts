@@ -14,7 +14,8 @@ import {
   type StoragePipelineOptions,
 } from '@azure/storage-blob';
 import type { Readable } from 'node:stream';
-import { AZURE_ACCOUNT_NAME, TRANSIENT_NETWORK_CODES, transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { retryableNetworkCode, retryableStatus } from '../net/retry.js';
+import { AZURE_ACCOUNT_NAME, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
 import { trimEnd } from '../../kernel/text.js';
 export const DEFAULT_AZURE_BLOB_ENDPOINT = 'https://{account}.blob.core.windows.net';
 
@@ -100,12 +101,12 @@ export function describeAzureError(err: unknown): StorageErrorInfo {
     // Storage messages go on with "RequestId:…" and "Time:…" lines.
     const message = (e.message || '').split('\n')[0]!.trim() || `HTTP ${status ?? 'error'}`;
     const code = e.code === 'REQUEST_SEND_ERROR' ? networkCode(e) ?? e.code : e.code;
-    const transient = status === undefined ? e.code === 'REQUEST_SEND_ERROR' || TRANSIENT_NETWORK_CODES.has(code ?? '') : transientStatus(status);
+    const transient = status === undefined ? e.code === 'REQUEST_SEND_ERROR' || retryableNetworkCode(code) : retryableStatus(status);
     return { code, status, message, transient };
   }
   const e = err as { name?: string; code?: string; message?: string } | undefined;
   if (e?.name === 'AbortError') return { code: 'ABORTED', message: 'The transfer was aborted.', transient: false };
-  return { code: e?.code ?? e?.name, message: e?.message || 'The request failed.', transient: TRANSIENT_NETWORK_CODES.has(e?.code ?? '') };
+  return { code: e?.code ?? e?.name, message: e?.message || 'The request failed.', transient: retryableNetworkCode(e?.code) };
 }
 
 function networkCode(e: RestError): string | undefined {

@@ -9,7 +9,8 @@
 import { ApiError, Storage, type Bucket } from '@google-cloud/storage';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { TRANSIENT_NETWORK_CODES, transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { retryableNetworkCode, retryableStatus } from '../net/retry.js';
+import { type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
 import { trimEnd } from '../../kernel/text.js';
 
 export interface GcsConnection {
@@ -129,7 +130,7 @@ export function describeGcsError(err: unknown): StorageErrorInfo {
   if (err instanceof ApiError) {
     const status = typeof err.code === 'number' ? err.code : undefined;
     const reason = err.errors?.[0]?.reason;
-    return { code: reason ?? (status ? `HTTP_${status}` : undefined), status, message: err.message || `HTTP ${status}`, transient: transientStatus(status) };
+    return { code: reason ?? (status ? `HTTP_${status}` : undefined), status, message: err.message || `HTTP ${status}`, transient: retryableStatus(status) };
   }
   const e = err as { name?: string; code?: string | number; message?: string; response?: { status?: number } } | undefined;
   const status = e?.response?.status ?? (typeof e?.code === 'number' ? e.code : undefined);
@@ -139,6 +140,6 @@ export function describeGcsError(err: unknown): StorageErrorInfo {
     code: code ?? e?.name,
     status,
     message: e?.message || 'The request failed.',
-    transient: transientStatus(status) || TRANSIENT_NETWORK_CODES.has(code ?? ''),
+    transient: retryableStatus(status) || retryableNetworkCode(code),
   };
 }

@@ -17,7 +17,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { checkUrlResolved, createGuardedAgents, FetchFailedError, type AddressPolicy } from '../net/guarded-fetch.js';
-import { TRANSIENT_NETWORK_CODES, transientStatus, type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
+import { retryableNetworkCode, retryableStatus } from '../net/retry.js';
+import { type StorageErrorInfo, type StoredObject, type UserStorage } from './port.js';
 
 export interface S3Connection {
   bucket: string;
@@ -61,7 +62,7 @@ export class S3Storage implements UserStorage {
       forcePathStyle: Boolean(conn.endpoint),
       credentials: { accessKeyId: conn.accessKeyId, secretAccessKey: conn.secretAccessKey, sessionToken: conn.sessionToken },
       // A streamed PutObject with the default checksums is sent aws-chunked, which compatible
-      // services may store verbatim (see lib/adapters/file-store/s3.ts).
+      // services may store verbatim (see lib/adapters/file-store/s3-file-store.ts).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       // An idle minute ends a call; a long transfer that keeps moving is not cut (lib/kernel/call-limits.ts).
@@ -141,13 +142,13 @@ export function describeS3Error(err: unknown): StorageErrorInfo {
     const status = err.$metadata?.httpStatusCode;
     // A HEAD-style answer without a body leaves only the status ("UnknownError").
     const message = err.message && err.message !== 'UnknownError' ? err.message : `HTTP ${status ?? 'error'}`;
-    return { code: err.name, status, message, transient: transientStatus(status) || err.$retryable !== undefined };
+    return { code: err.name, status, message, transient: retryableStatus(status) || err.$retryable !== undefined };
   }
   const e = err as { name?: string; code?: string; message?: string } | undefined;
   const code = e?.code ?? (e?.name === 'TimeoutError' ? 'ETIMEDOUT' : undefined);
   return {
     code: code ?? e?.name,
     message: e?.message || 'The request failed.',
-    transient: (code !== undefined && TRANSIENT_NETWORK_CODES.has(code)) || e?.name === 'TimeoutError',
+    transient: retryableNetworkCode(code) || e?.name === 'TimeoutError',
   };
 }

@@ -53,7 +53,7 @@ function lambdaModes(file) {
   return changed;
 }
 
-class LambdaPlatform {
+class LambdaPackage {
   constructor(serverless, _options, { log } = {}) {
     process.env.npm_config_os = 'linux';
     process.env.npm_config_cpu = 'x64';
@@ -73,5 +73,5 @@ class LambdaPlatform {
   }
 }
 
-module.exports = LambdaPlatform;
+module.exports = LambdaPackage;
 module.exports.lambdaModes = lambdaModes;
