@@ -21,25 +21,27 @@ import { startStateBackend } from './dynalite.js';
 import { RecordingQueue, TEST_CONFIG_ENV } from './recording-queue.js';
 import { startFilesBackend } from './s3rver.js';
 
-type StateBackend = Awaited<ReturnType<typeof startStateBackend>>;
-type FilesBackend = Awaited<ReturnType<typeof startFilesBackend>>;
+/** The state store and the task bucket, on free ports; `close` stops both. */
+export async function startTaskBackends() {
+  const [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
+  return { state, files, close: async () => void (await Promise.all([state.close(), files.close()])) };
+}
+export type TaskBackends = Awaited<ReturnType<typeof startTaskBackends>>;
 
 /**
  * The state store and the task bucket of a test file (or of the describe it is called in): started
  * before its tests, closed after. The two objects are returned at once and filled in when they start.
  */
-export function useTaskBackends(): { state: StateBackend; files: FilesBackend } {
-  const state = {} as StateBackend;
-  const files = {} as FilesBackend;
+export function useTaskBackends(): Pick<TaskBackends, 'state' | 'files'> {
+  const backends = { state: {}, files: {} } as TaskBackends;
   beforeAll(async () => {
-    const [s, f] = await Promise.all([startStateBackend(), startFilesBackend()]);
-    Object.assign(state, s);
-    Object.assign(files, f);
+    const started = await startTaskBackends();
+    Object.assign(backends.state, started.state);
+    Object.assign(backends.files, started.files);
+    backends.close = started.close;
   }, 120_000);
-  afterAll(async () => {
-    await Promise.all([state.close?.(), files.close?.()]);
-  });
-  return { state, files };
+  afterAll(() => backends.close?.());
+  return backends;
 }
 
 export interface TaskWiringOptions {
