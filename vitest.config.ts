@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Every tier (a folder of test/: unit, bundles, integration, security, e2e; test/support/tiers.ts);
+    // `npm run test:<tier>` runs one with these same settings, `npm test` all of them.
     include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -4,11 +4,11 @@
  * refunds on failures that are not the input's fault, creation refused at an exhausted balance, the
  * usage ledger. The queue is a recording stand-in: these tests deliver by hand.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Credits } from '#lib/file-api/account/credits.js';
 import { dayOf, Usage } from '#lib/file-api/account/usage.js';
 import { Users, userKey, type UserRecord } from '#lib/access/auth/users.js';
-import { parseConfig, parseEngineConfig } from '#lib/kernel/config.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
 import { ENGINES } from '#lib/engines/core/catalog.js';
 import { ApiError } from '#lib/kernel/errors.js';
 import { createLogger } from '#lib/kernel/log.js';
@@ -19,45 +19,31 @@ import { TaskFailure, type Implementation, type InputFile } from '#lib/file-api/
 import { TaskBilling } from '#lib/file-api/tasks/billing.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
 import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
+import type { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import type { TaskService } from '#lib/file-api/tasks/service.js';
+import type { TaskStore } from '#lib/file-api/records/store.js';
 import { sweep } from '#lib/file-api/tasks/sweeper.js';
 import { watchAt, type TaskRecord } from '#lib/file-api/records/model.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { startFilesBackend } from '../support/s3rver.js';
 import { importStaged, untilAborted } from '../support/operations.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import type { RecordingQueue } from '../support/recording-queue.js';
+import { useTaskBackends, wireTasks } from '../support/task-harness.js';
 
 const log = createLogger({}, { level: 'silent' });
-const config = parseConfig({ ...TEST_CONFIG_ENV });
 /** Every engine present, so a task's cost does not depend on this machine. */
 const registry = newEngineRegistry(parseEngineConfig({}), ENGINES.map((d) => ({ ...d, detect: () => ({ versions: [{ version: '1.0' }] }) })));
 
-/** The state store and the task bucket, for the whole file. */
-async function startBackends() {
-  const [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-  return { state, files, close: () => Promise.all([state.close(), files.close()]) };
-}
-let backends: Awaited<ReturnType<typeof startBackends>>;
-beforeAll(async () => {
-  backends = await startBackends();
-});
-afterAll(() => backends.close());
+const backends = useTaskBackends();
 
 /** The services as the platform wires them (lib/wiring/tasks.ts), on the test backends and a recording queue. */
 function wire() {
-  const { state, files } = backends;
-  const queue = new RecordingQueue();
-  const store = new TaskStore(state.store);
+  const { state } = backends;
   const credits = new Credits({ state: state.store, users: new Users(state.store, { username: 'someone', email: 'someone@example.com', credits: 'unlimited' }) });
   const usage = new Usage(state.store, 400);
   const estimate = (task: TaskRecord, inputs: readonly InputFile[]) => reservationFor(registry, operationDefinition(task.operation)!, task, inputs);
-  const billing = new TaskBilling({ store, credits, usage, log, estimate });
-  const scheduler = new Scheduler({ store, queue, log, settle: (task) => billing.settle(task) });
-  const service = new TaskService({ store, scheduler, files: files.files, log, credits });
-  return { queue, store, credits, usage, billing, scheduler, service };
+  const w = wireTasks(backends, { log, billing: (store) => new TaskBilling({ store, credits, usage, log, estimate }), service: { credits } });
+  return { ...w, billing: w.billing!, credits, usage };
 }
+let w: ReturnType<typeof wire>;
 let queue: RecordingQueue;
 let store: TaskStore;
 let scheduler: Scheduler;
@@ -66,7 +52,8 @@ let credits: Credits;
 let usage: Usage;
 let billing: TaskBilling;
 beforeEach(() => {
-  ({ queue, store, scheduler, service, credits, usage, billing } = wire());
+  w = wire();
+  ({ queue, store, scheduler, service, credits, usage, billing } = w);
 });
 
 /** Each test has its own user, so balances and ledgers do not mix. */
@@ -87,17 +74,7 @@ const convert: Implementation = async (ctx) => ({ result: { files: [await ctx.sa
 const failing = (code: string): Implementation => async () => {
   throw new TaskFailure(code, `failed with ${code}`);
 };
-const deps = (process: Implementation = convert, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
-  store,
-  scheduler,
-  files: backends.files.files,
-  config,
-  log,
-  implementations: { 'import/raw': importStaged, convert: process },
-  billing,
-  requeue: async () => {},
-  ...extra,
-});
+const deps = (process: Implementation = convert, extra: Partial<RunnerDeps> = {}): RunnerDeps => w.deps({ 'import/raw': importStaged, convert: process }, extra);
 
 const convertJob = (user: number) =>
   service.createJob(

@@ -3,34 +3,18 @@
  * that the upload function failed on every attempt (Lambda's on-failure record) ends the upload task;
  * anything else is only logged, and nothing that already ended is touched.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '#lib/kernel/log.js';
 import { handleDeadLetter, deadLetter } from '#lib/file-api/tasks/dead-letters.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { RecordingQueue } from '../support/recording-queue.js';
-import { startFilesBackend } from '../support/s3rver.js';
+import { useTaskBackends, wireTasks } from '../support/task-harness.js';
 
-let state: Awaited<ReturnType<typeof startStateBackend>>;
-let files: Awaited<ReturnType<typeof startFilesBackend>>;
+const backends = useTaskBackends();
 const lines: string[] = [];
 const log = createLogger({}, { level: 'info', write: (line) => lines.push(line) });
 
-beforeAll(async () => {
-  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-});
-afterAll(async () => {
-  await Promise.all([state?.close(), files?.close()]);
-});
-
 function setup() {
-  const queue = new RecordingQueue();
-  const store = new TaskStore(state.store);
-  const scheduler = new Scheduler({ store, queue, log });
-  const service = new TaskService({ store, scheduler, files: files.files, log });
+  const { queue, store, scheduler, service } = wireTasks(backends, { log });
   return { queue, store, scheduler, service, deps: { store, scheduler, log } };
 }
 

@@ -6,10 +6,8 @@
  * (functions/tasks/process-<family>-step.ts).
  */
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/kernel/config.js';
+import { describe, expect, it } from 'vitest';
 import { FAMILY_QUEUES } from '#lib/engines/core/families.js';
-import { createLogger } from '#lib/kernel/log.js';
 import { implementations as imageFunction } from '#functions/tasks/process-image-step.js';
 import { implementations as mediaFunction } from '#functions/tasks/process-media-step.js';
 import { implementations as pdfFunction } from '#functions/tasks/process-pdf-step.js';
@@ -19,12 +17,8 @@ import type { QueueName } from '#lib/adapters/queue/port.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
 import { MAX_HOPS, runTask } from '#lib/file-api/tasks/runner.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
-import { startFilesBackend } from '../support/s3rver.js';
+import type { RecordingQueue } from '../support/recording-queue.js';
+import { useTaskBackends, wireTasks } from '../support/task-harness.js';
 
 const STEPS: Record<string, Implementation> = { 'import/base64': importStaged, 'export/url': exportUrl };
 
@@ -36,17 +30,7 @@ async function threePagePdf(): Promise<Buffer> {
 }
 
 describe('a process task at the wrong engine family’s function', () => {
-  let state: Awaited<ReturnType<typeof startStateBackend>>;
-  let files: Awaited<ReturnType<typeof startFilesBackend>>;
-  const log = createLogger({}, { level: 'silent' });
-  const config = parseConfig({ ...TEST_CONFIG_ENV });
-
-  beforeAll(async () => {
-    [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all([state?.close(), files?.close()]);
-  });
+  const backends = useTaskBackends();
 
   /**
    * A stack whose scheduler sends every process task to `misroute` (a stale capability list), each
@@ -59,10 +43,7 @@ describe('a process task at the wrong engine family’s function', () => {
     /** Hops the misrouted messages arrive with (handed on that often already). */
     arrivedHops?: number,
   ) {
-    const queue = new RecordingQueue();
-    const store = new TaskStore(state.store);
-    const scheduler = new Scheduler({ store, queue, log, route: () => misroute as never });
-    const service = new TaskService({ store, scheduler, files: files.files, log });
+    const { queue, store, service, deps } = wireTasks(backends, { scheduler: { route: () => misroute as never } });
     const { tasks: created } = await service.createJob(1, planJob({ tasks }));
     const sent: RecordingQueue['sent'] = [];
     for (let round = 0; round < 50; round++) {
@@ -73,18 +54,15 @@ describe('a process task at the wrong engine family’s function', () => {
         if (arrivedHops !== undefined && name === misroute && message.hops === undefined) message.hops = arrivedHops;
         const implementations = name === 'import' || name === 'export' ? STEPS : consumers[name];
         if (!implementations) throw new Error(`a message was sent to ${name}, which nothing consumes here`);
-        await runTask(message.taskId, {
-          store,
-          scheduler,
-          files: files.files,
-          config,
-          log,
-          implementations,
-          queue: name,
-          hops: message.hops,
-          requeue: (task, delaySeconds) => queue.send(name, { taskId: task.id }, { delaySeconds }),
-          forward: (task, to, hops) => queue.send(to, { taskId: task.id, hops }),
-        });
+        await runTask(
+          message.taskId,
+          deps(implementations, {
+            queue: name,
+            hops: message.hops,
+            requeue: (task, delaySeconds) => queue.send(name, { taskId: task.id }, { delaySeconds }),
+            forward: (task, to, hops) => queue.send(to, { taskId: task.id, hops }),
+          }),
+        );
       }
     }
     const byName: Record<string, TaskRecord> = {};

@@ -11,13 +11,8 @@ import { archive, exportUrl, importStaged, importUrl, PROCESSING_IMPLEMENTATIONS
 import { outputKey, type Implementation } from '#lib/file-api/operations/framework/types.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
-import { runTask } from '#lib/file-api/tasks/runner.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
-import { startFilesBackend } from '../support/s3rver.js';
+import { TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import { startTaskBackends, wireTasks } from '../support/task-harness.js';
 
 export const IMPLEMENTATIONS: Record<string, Implementation> = {
   'import/raw': importStaged,
@@ -31,36 +26,21 @@ export const IMPLEMENTATIONS: Record<string, Implementation> = {
 export type Harness = Awaited<ReturnType<typeof startEngineHarness>>;
 
 export async function startEngineHarness(settings: Record<string, string> = {}) {
-  const [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-  const queue = new RecordingQueue();
+  const backends = await startTaskBackends();
   const log = createLogger({}, { level: process.env.ENGINES_LOG ? 'debug' : 'silent' });
   // The engines' folders (and Chromium's profile) in a folder of the harness's own, removed at close.
   const engineDir = mkdtempSync(path.join(tmpdir(), 'engines-harness-'));
   const config: Config = parseConfig({ ...TEST_CONFIG_ENV, ENGINE_TMP_DIR: engineDir, ...settings });
-  const store = new TaskStore(state.store);
-  const scheduler = new Scheduler({ store, queue, log });
-  const service = new TaskService({ store, scheduler, files: files.files, log });
+  const { files } = backends;
+  const { queue, store, service, drain: drainWith } = wireTasks(backends, { log, config });
 
   /** Runs every queued task (and the ones they make ready) to its end. */
-  async function drain(): Promise<void> {
-    for (;;) {
-      const batch = queue.sent.splice(0);
-      if (!batch.length) return;
-      for (const { message } of batch) {
-        await runTask(message.taskId, {
-          store,
-          scheduler,
-          files: files.files,
-          config,
-          log,
-          implementations: IMPLEMENTATIONS,
-          // Sandbox jobs (`run(…, { sandbox: true })`) on any file: the whitelist is not what these tests are about.
-          sandboxFiles: { notAllowed: async () => [] },
-          requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }),
-        });
-      }
-    }
-  }
+  const drain = () =>
+    drainWith(IMPLEMENTATIONS, {
+      // Sandbox jobs (`run(…, { sandbox: true })`) on any file: the whitelist is not what these tests are about.
+      sandboxFiles: { notAllowed: async () => [] },
+      requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }),
+    });
 
   return {
     config,
@@ -90,7 +70,7 @@ export async function startEngineHarness(settings: Record<string, string> = {}) 
       return target;
     },
     close: async () => {
-      await Promise.all([state.close(), files.close()]);
+      await backends.close();
       rmSync(engineDir, { recursive: true, force: true });
     },
   };

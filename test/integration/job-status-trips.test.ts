@@ -3,34 +3,20 @@
  * makes a waiting job `processing` with one conditional write and no read (announced once as
  * `job.updated`), and a child is queued without reading again the input that has just finished.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/kernel/config.js';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '#lib/kernel/log.js';
 import type { Implementation } from '#lib/file-api/operations/framework/types.js';
 import type { Item, ItemKey, StateStore } from '#lib/adapters/state/port.js';
 import type { JobRecord } from '#lib/file-api/records/model.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
 import { runTask } from '#lib/file-api/tasks/runner.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
 import { TaskStore } from '#lib/file-api/records/store.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { startFilesBackend } from '../support/s3rver.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import { useTaskBackends, wireTasks } from '../support/task-harness.js';
 import { exportUrl } from '../support/operations.js';
 import { observedState } from '../support/observed-state.js';
 
-let state: Awaited<ReturnType<typeof startStateBackend>>;
-let files: Awaited<ReturnType<typeof startFilesBackend>>;
+const { state, files } = useTaskBackends();
 const log = createLogger({}, { level: 'silent' });
-const config = parseConfig({ ...TEST_CONFIG_ENV });
-
-beforeAll(async () => {
-  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-});
-afterAll(async () => {
-  await Promise.all([state?.close(), files?.close()]);
-});
 
 /** The state store, recording the keys each kind of call touched. */
 function counted(inner: StateStore): { store: StateStore; reads: string[]; writes: string[] } {
@@ -50,12 +36,9 @@ const implementations = { 'import/raw': done, archive: done, 'export/url': done 
 /** Task store, queue, scheduler and service over the counted state store; `drain` runs what is queued. */
 function setup() {
   const counting = counted(state.store);
-  const store = new TaskStore(counting.store);
-  const queue = new RecordingQueue();
   const ended: JobRecord[] = [];
-  const scheduler = new Scheduler({ store, queue, log, onJobEnded: async (job) => void ended.push(job) });
-  const service = new TaskService({ store, scheduler, files: files.files, log });
-  const deps = { store, scheduler, files: files.files, config, log, implementations, requeue: async () => {} };
+  const { store, queue, scheduler, service, deps: depsWith } = wireTasks({ state, files }, { state: counting.store, log, scheduler: { onJobEnded: async (job) => void ended.push(job) } });
+  const deps = depsWith(implementations);
   /** Runs every queued task, as the step consumers would, until nothing is queued. */
   const drain = async () => {
     for (let next = queue.sent.shift(); next; next = queue.sent.shift()) await runTask((next.message as { taskId: string }).taskId, deps);
@@ -66,11 +49,8 @@ function setup() {
 describe('job status on the task path', () => {
   it('starts a waiting job with one conditional write and no read of the job or its tasks, announced once', async () => {
     const { store: countedState, reads, writes } = counted(state.store);
-    const store = new TaskStore(countedState);
-    const queue = new RecordingQueue();
     const updated: JobRecord[] = [];
-    const scheduler = new Scheduler({ store, queue, log, onJobUpdated: async (job) => void updated.push(job) });
-    const service = new TaskService({ store, scheduler, files: files.files, log });
+    const { service, deps: depsWith } = wireTasks({ state, files }, { state: countedState, log, scheduler: { onJobUpdated: async (job) => void updated.push(job) } });
     const plan = planJob({ tasks: { a: { operation: 'import/raw', file: 'a', filename: 'a.txt' }, b: { operation: 'import/raw', file: 'b', filename: 'b.txt' } } });
     const { job, tasks } = await service.createJob(1, plan);
     expect(job.status).toBe('waiting');
@@ -80,15 +60,7 @@ describe('job status on the task path', () => {
       await held;
       return { result: { files: [] }, credits: 0 };
     };
-    const deps = {
-      store,
-      scheduler,
-      files: files.files,
-      config,
-      log,
-      implementations: { 'import/raw': slow, 'export/url': exportUrl },
-      requeue: async () => {},
-    };
+    const deps = depsWith({ 'import/raw': slow, 'export/url': exportUrl });
     reads.length = 0;
     writes.length = 0;
     const runs = tasks.map((t) => runTask(t.id, deps));
@@ -108,10 +80,7 @@ describe('job status on the task path', () => {
 
   it('queues a child without reading again the input that has just finished', async () => {
     const { store: countedState, reads } = counted(state.store);
-    const store = new TaskStore(countedState);
-    const queue = new RecordingQueue();
-    const scheduler = new Scheduler({ store, queue, log });
-    const service = new TaskService({ store, scheduler, files: files.files, log });
+    const { queue, service, deps } = wireTasks({ state, files }, { state: countedState, log });
     const plan = planJob({
       tasks: { raw: { operation: 'import/raw', file: 'x', filename: 'x.txt' }, out: { operation: 'export/url', input: 'raw' } },
     });
@@ -119,7 +88,7 @@ describe('job status on the task path', () => {
     const raw = tasks.find((t) => t.name === 'raw')!;
     const out = tasks.find((t) => t.name === 'out')!;
     reads.length = 0;
-    await runTask(raw.id, { store, scheduler, files: files.files, config, log, implementations: { 'import/raw': done }, requeue: async () => {} });
+    await runTask(raw.id, deps({ 'import/raw': done }));
     expect(queue.sent.map((m) => (m.message as { taskId: string }).taskId)).toContain(out.id);
     // Its own read at the start; not a second for the child's inputs, nor a third for the job's refresh
     // (the child is still to run, so the job cannot have ended).

@@ -3,58 +3,36 @@
  * object storage (s3rver): duplicate deliveries, parents finishing together, a crashed consumer,
  * cancellation and timeouts. The queue is a recording stand-in: these tests deliver by hand.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/kernel/config.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '#lib/kernel/log.js';
 import { archive, exportUrl, importStaged, untilAborted } from '../support/operations.js';
 import { TaskFailure, type Implementation } from '#lib/file-api/operations/framework/types.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
 import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
+import type { Scheduler } from '#lib/file-api/tasks/scheduler.js';
 import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
+import type { TaskStore } from '#lib/file-api/records/store.js';
 import { sweep } from '#lib/file-api/tasks/sweeper.js';
 import { watchAt } from '#lib/file-api/records/model.js';
 import { deleteExpired } from '../../local/expiry.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { startFilesBackend } from '../support/s3rver.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import type { RecordingQueue } from '../support/recording-queue.js';
+import { useTaskBackends, wireTasks, type TaskWiring } from '../support/task-harness.js';
 
-
-let state: Awaited<ReturnType<typeof startStateBackend>>;
-let files: Awaited<ReturnType<typeof startFilesBackend>>;
+const { state, files } = useTaskBackends();
+let w: TaskWiring;
 let queue: RecordingQueue;
 let store: TaskStore;
 let scheduler: Scheduler;
 let service: TaskService;
 const log = createLogger({}, { level: 'silent' });
-const config = parseConfig({
-  ...TEST_CONFIG_ENV,
-});
 
-beforeAll(async () => {
-  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-});
-afterAll(async () => {
-  await Promise.all([state.close(), files.close()]);
-});
 beforeEach(() => {
-  queue = new RecordingQueue();
-  store = new TaskStore(state.store);
-  scheduler = new Scheduler({ store, queue, log });
-  service = new TaskService({ store, scheduler, files: files.files, log });
+  w = wireTasks({ state, files }, { log });
+  ({ queue, store, scheduler, service } = w);
 });
 
-const deps = (implementations: Record<string, Implementation>, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
-  store,
-  scheduler,
-  files: files.files,
-  config,
-  log,
-  implementations,
-  requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }),
-  ...extra,
-});
+const deps = (implementations: Record<string, Implementation>, extra: Partial<RunnerDeps> = {}): RunnerDeps =>
+  w.deps(implementations, { requeue: (task, delaySeconds) => queue.send(task.step, { taskId: task.id }, { delaySeconds }), ...extra });
 
 const steps = { 'import/raw': importStaged, 'export/url': exportUrl, archive };
 

@@ -4,39 +4,27 @@
  * alone, and sandbox OAuth clients whose tokens verify as sandbox credentials.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Credits } from '#lib/file-api/account/credits.js';
 import { dayOf, Usage } from '#lib/file-api/account/usage.js';
 import { Credentials } from '#lib/http/credentials.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { Users, userKey, type UserRecord } from '#lib/access/auth/users.js';
-import { parseConfig } from '#lib/kernel/config.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { OAuthClients } from '#lib/access/oauth/clients.js';
 import { TokenStore } from '#lib/access/oauth/tokens.js';
-import { taskPrefix } from '#lib/file-api/operations/framework/types.js';
+import { taskPrefix, type Implementation } from '#lib/file-api/operations/framework/types.js';
 import { MAX_SANDBOX_FILES, SandboxFiles, SandboxInputError } from '#lib/file-api/sandbox/files.js';
 import { TaskBilling } from '#lib/file-api/tasks/billing.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
-import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { startFilesBackend } from '../support/s3rver.js';
+import type { RunnerDeps } from '#lib/file-api/tasks/runner.js';
 import { exportUrl, importStaged } from '../support/operations.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import { useTaskBackends, wireTasks } from '../support/task-harness.js';
 
 const log = createLogger({}, { level: 'silent' });
-const config = parseConfig({ ...TEST_CONFIG_ENV });
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
-let state: Awaited<ReturnType<typeof startStateBackend>>;
-let files: Awaited<ReturnType<typeof startFilesBackend>>;
-beforeAll(async () => {
-  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-});
-afterAll(() => Promise.all([state.close(), files.close()]));
+const { state, files } = useTaskBackends();
 
 let lastUser = 200;
 /** A user with a counted balance of 7 credits. */
@@ -49,36 +37,17 @@ async function newUser(credits: Credits) {
 }
 
 function wire() {
-  const queue = new RecordingQueue();
-  const store = new TaskStore(state.store);
   const credits = new Credits({ state: state.store, users: new Users(state.store, { username: 'x', email: 'x@example.com', credits: 'unlimited' }) });
   const usage = new Usage(state.store, 400);
-  const billing = new TaskBilling({ store, credits, usage, log, estimate: () => 1 });
-  const scheduler = new Scheduler({ store, queue, log, settle: (task) => billing.settle(task) });
-  const service = new TaskService({ store, scheduler, files: files.files, log, credits });
+  const { store, service, drain: drainWith } = wireTasks({ state, files }, { log, billing: (store) => new TaskBilling({ store, credits, usage, log, estimate: () => 1 }), service: { credits } });
   const whitelist = new SandboxFiles(state.store);
-  const deps: RunnerDeps = {
-    store,
-    scheduler,
-    files: files.files,
-    config,
-    log,
-    implementations: {
-      'import/raw': importStaged,
-      convert: async (ctx) => ({ result: { files: [await ctx.save('out.jpg', 'jpeg')] }, credits: 1 }),
-      'export/url': exportUrl,
-    },
-    billing,
-    sandboxFiles: whitelist,
-    requeue: async () => {},
-  };
+  const implementations = {
+    'import/raw': importStaged,
+    convert: async (ctx) => ({ result: { files: [await ctx.save('out.jpg', 'jpeg')] }, credits: 1 }),
+    'export/url': exportUrl,
+  } satisfies Record<string, Implementation>;
   /** Runs every queued message of every step until none is left. */
-  const drain = async (extra: Partial<RunnerDeps> = {}) => {
-    const next = () => [...queue.take('import'), ...queue.take('process'), ...queue.take('export')];
-    for (let batch = next(); batch.length; batch = next()) {
-      for (const m of batch) await runTask(m.message.taskId as string, { ...deps, ...extra });
-    }
-  };
+  const drain = (extra: Partial<RunnerDeps> = {}) => drainWith(implementations, { sandboxFiles: whitelist, ...extra });
   return { store, credits, usage, service, whitelist, drain };
 }
 let w: ReturnType<typeof wire>;

@@ -3,8 +3,7 @@
  * what the runner writes, what the `onTaskUpdated` hook is given and in which order beside the run's end,
  * that a run which lost the task writes nothing; and FFmpeg's own progress on a real conversion.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '#lib/kernel/config.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { convertMedia, type MediaArgs } from '#lib/engines/media/ffmpeg.js';
 import { createLogger } from '#lib/kernel/log.js';
 import type { Implementation } from '#lib/file-api/operations/framework/types.js';
@@ -12,52 +11,32 @@ import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { planJob } from '#lib/file-api/tasks/plan.js';
 import { runTask, type RunnerDeps } from '#lib/file-api/tasks/runner.js';
 import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
+import type { TaskService } from '#lib/file-api/tasks/service.js';
 import { TaskStore } from '#lib/file-api/records/store.js';
 import { patternVideo } from '../fixtures/engine-fixtures.js';
 import { engineCall } from '../support/engine-call.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { startFilesBackend } from '../support/s3rver.js';
-import { RecordingQueue, TEST_CONFIG_ENV } from '../support/recording-queue.js';
+import type { RecordingQueue } from '../support/recording-queue.js';
+import { useTaskBackends, wireTasks, type TaskWiring } from '../support/task-harness.js';
 import { engine, requires } from '../support/requires.js';
 import { exportUrl } from '../support/operations.js';
 
-let state: Awaited<ReturnType<typeof startStateBackend>>;
-let files: Awaited<ReturnType<typeof startFilesBackend>>;
+const { state, files } = useTaskBackends();
+let w: TaskWiring;
 let queue: RecordingQueue;
 let store: TaskStore;
 let service: TaskService;
 /** What the run announced, in order: each progress write (hook) and the task's end (scheduler). */
 let events: string[];
 const log = createLogger({}, { level: 'silent' });
-const config = parseConfig({ ...TEST_CONFIG_ENV });
 
-beforeAll(async () => {
-  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-});
-afterAll(async () => {
-  await Promise.all([state?.close(), files?.close()]);
-});
-let scheduler: Scheduler;
 beforeEach(() => {
   events = [];
-  queue = new RecordingQueue();
-  store = new TaskStore(state.store);
-  scheduler = new Scheduler({ store, queue, log, onTaskEnded: async (t) => void events.push(`${t.status} ${t.percent}`) });
-  service = new TaskService({ store, scheduler, files: files.files, log });
+  w = wireTasks({ state, files }, { log, scheduler: { onTaskEnded: async (t) => void events.push(`${t.status} ${t.percent}`) } });
+  ({ queue, store, service } = w);
 });
 
-const deps = (implementation: Implementation, extra: Partial<RunnerDeps> = {}): RunnerDeps => ({
-  store,
-  scheduler,
-  files: files.files,
-  config,
-  log,
-  implementations: { 'import/raw': implementation, 'export/url': exportUrl },
-  requeue: async () => {},
-  onTaskUpdated: async (t) => void events.push(`updated ${t.percent} ${t.status}`),
-  ...extra,
-});
+const deps = (implementation: Implementation, extra: Partial<RunnerDeps> = {}): RunnerDeps =>
+  w.deps({ 'import/raw': implementation, 'export/url': exportUrl }, { onTaskUpdated: async (t) => void events.push(`updated ${t.percent} ${t.status}`), ...extra });
 
 /** Resolves once `condition` holds, looking every 20 ms (the test's own timeout bounds it). */
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {

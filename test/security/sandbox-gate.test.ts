@@ -6,31 +6,23 @@
  * created, a 422 with SANDBOX_OPERATION_NOT_ALLOWED naming the field, and nothing is stored. The same
  * requests live are accepted. Whitelisted work still runs at 0 credits (test/integration/sandbox.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '#lib/kernel/errors.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { OPERATIONS } from '#lib/file-api/operations/index.js';
 import { planJob, validateTask } from '#lib/file-api/tasks/plan.js';
-import { Scheduler } from '#lib/file-api/tasks/scheduler.js';
-import { TaskService } from '#lib/file-api/tasks/service.js';
-import { TaskStore } from '#lib/file-api/records/store.js';
-import { startStateBackend } from '../support/dynalite.js';
-import { startFilesBackend } from '../support/s3rver.js';
-import { RecordingQueue } from '../support/recording-queue.js';
+import type { TaskService } from '#lib/file-api/tasks/service.js';
+import type { TaskStore } from '#lib/file-api/records/store.js';
+import { useTaskBackends, wireTasks } from '../support/task-harness.js';
 import { commandOffered, requires } from '../support/requires.js';
 
 const log = createLogger({}, { level: 'silent' });
-let state: Awaited<ReturnType<typeof startStateBackend>>;
-let files: Awaited<ReturnType<typeof startFilesBackend>>;
+const backends = useTaskBackends();
 let store: TaskStore;
 let service: TaskService;
-beforeAll(async () => {
-  [state, files] = await Promise.all([startStateBackend(), startFilesBackend()]);
-  store = new TaskStore(state.store);
-  const queue = new RecordingQueue();
-  service = new TaskService({ store, scheduler: new Scheduler({ store, queue, log }), files: files.files, log });
+beforeAll(() => {
+  ({ store, service } = wireTasks(backends, { log }));
 });
-afterAll(() => Promise.all([state.close(), files.close()]));
 
 let lastUser = 500;
 const sandbox = { sandbox: true };

@@ -1,24 +1,8 @@
 /** The tree's layers hold (scripts/ci/check-layers.ts): the check passes on this tree and fails on a tree that breaks each rule. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkLayers } from '../../scripts/ci/check-layers.js';
-
-const trees: string[] = [];
-afterEach(() => {
-  for (const t of trees.splice(0)) rmSync(t, { recursive: true, force: true });
-});
-
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'layers-'));
-  trees.push(root);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    writeFileSync(path.join(root, name), text);
-  }
-  return root;
-}
+import { fileTree as tree } from '../support/file-tree.js';
 
 describe('the layers of the tree', () => {
   it('hold on this repository', () => {
