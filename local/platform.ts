@@ -29,11 +29,11 @@ import { DynamoStateStore } from '../lib/adapters/state/dynamodb.js';
 import { ensureStateTable } from '../lib/adapters/state/table.js';
 import { lambdaInvoker, startDispatcher } from './dispatcher.js';
 import { deleteExpired } from './expiry.js';
-import { forwardS3Events } from './s3-events.js';
-import { startS3Front } from './s3-front.js';
+import { forwardS3Events } from './s3/events.js';
+import { startS3Front } from './s3/front.js';
 import { readServiceDefinition } from './service-definition.js';
-import { startSqsServer } from './sqs-server.js';
-import { keepIdleConnections } from './idle.js';
+import { startSqsServer } from './sqs/server.js';
+import { keepIdleConnections } from './shared/idle.js';
 
 export interface PlatformOptions {
   /** Project root holding serverless.yml. */
@@ -206,7 +206,7 @@ export interface Backends {
   endpoints: { dynamodb: string; s3: string; sqs: string };
   dynamodb: DynamoDBClient;
   sqs: SQSClient;
-  /** The S3 server behind the front: its notifications become S3 events (./s3-events.ts). */
+  /** The S3 server behind the front: its notifications become S3 events (./s3/events.ts). */
   s3rver: S3rver;
   stop(): Promise<void>;
 }

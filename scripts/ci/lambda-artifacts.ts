@@ -16,7 +16,7 @@
  * Around them, what AWS would do: the backends of the local platform (local/platform.ts
  * `startBackends`) with the template's table, bucket and queues; a gateway that turns HTTP requests into
  * API Gateway HTTP API (payload 2.0) events by the template's routes; Lambda's SQS event source mappings
- * (local/dispatcher.ts); S3 "Object Created" events through EventBridge (local/s3-events.ts).
+ * (local/dispatcher.ts); S3 "Object Created" events through EventBridge (local/s3/events.ts).
  *
  * Then, through the artifacts alone: a GraphQL query; one whole job import/base64 → thumbnail →
  * export/url and its download; then one job for each engine function's family (lib/engines/core/families.ts):
@@ -50,7 +50,7 @@ import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
 import { startDispatcher, type InvokeResult } from '../../local/dispatcher.js';
 import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/platform.js';
-import { forwardS3Events } from '../../local/s3-events.js';
+import { forwardS3Events } from '../../local/s3/events.js';
 import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { findExecutable } from '#lib/engines/core/probe.js';

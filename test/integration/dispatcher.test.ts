@@ -16,7 +16,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaInvoker, startDispatcher, type Dispatcher, type EventSourceMapping, type Invoke } from '../../local/dispatcher.js';
-import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs/server.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { sqsConsumer } from '#lib/adapters/queue/consumer.js';
 import { SqsQueue } from '#lib/adapters/queue/sqs.js';

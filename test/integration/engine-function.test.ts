@@ -21,7 +21,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { parseConfig, type Config } from '#lib/kernel/config.js';
 import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { FormPostError, postForm } from '#lib/adapters/file-store/form-post.js';
-import { startS3Front, type S3Front } from '../../local/s3-front.js';
+import { startS3Front, type S3Front } from '../../local/s3/front.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { useEngineInvoker, type EngineInvoker, type EngineRequest } from '#lib/file-api/operations/engine-function.js';
 import { implementations as imageFamily } from '#functions/tasks/process-image-step.js';

@@ -10,7 +10,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
 import { startDispatcher, type Dispatcher } from '../../local/dispatcher.js';
-import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs/server.js';
 import type * as Api from '#functions/migration/api.js';
 import type * as Worker from '#functions/migration/operations-worker.js';
 

@@ -1,5 +1,5 @@
 /**
- * s3rver notifications → EventBridge "Object Created" events (local/s3-events.ts), with uploads made
+ * s3rver notifications → EventBridge "Object Created" events (local/s3/events.ts), with uploads made
  * through the local S3 front as the platform makes them: SDK PUT, presigned POST form, copy, multipart.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,14 +13,14 @@ import type { S3ObjectCreatedNotificationEvent } from 'aws-lambda';
 import S3rver from 's3rver';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
-import { startS3Front, type S3Front } from '../../local/s3-front.js';
+import { startS3Front, type S3Front } from '../../local/s3/front.js';
 import {
   decodeS3EventKey,
   encodeS3EventKey,
   forwardS3Events,
   type EventBridgeS3ObjectCreated,
   type S3EventForwarder,
-} from '../../local/s3-events.js';
+} from '../../local/s3/events.js';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const BUCKET = 'events-test';

@@ -1,5 +1,5 @@
 /**
- * The local S3 endpoint (local/s3-front.ts) in front of a real s3rver: plain S3 traffic passes through
+ * The local S3 endpoint (local/s3/front.ts) in front of a real s3rver: plain S3 traffic passes through
  * unchanged; presigned POST form uploads are parsed leniently (cloudconvert SDK style), streamed, checked
  * against their policy as S3 does, and stored only when complete.
  */
@@ -26,7 +26,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
-import { MultipartScanner, parseContentDisposition, startS3Front, type S3Front } from '../../local/s3-front.js';
+import { startS3Front, type S3Front } from '../../local/s3/front.js';
+import { MultipartScanner, parseContentDisposition } from '../../local/s3/multipart.js';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const BUCKET = 'front-test';

@@ -23,7 +23,8 @@ import {
   type MessageAttributeValue,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { md5OfMessageAttributes, startSqsServer, type SqsServer } from '../../local/sqs-server.js';
+import { md5OfMessageAttributes } from '../../local/sqs/messages.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs/server.js';
 
 const clientFor = (server: SqsServer) =>
   new SQSClient({

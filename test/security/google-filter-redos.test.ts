@@ -16,7 +16,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
 import { compileFilter, FilterError, MAX_FILTER_LENGTH, MAX_FILTER_WILDCARDS, parseFilter, type FieldSchema } from '#lib/google/filter.js';
-import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs/server.js';
 import { parseCommandArguments } from '#lib/engines/command/command-arguments.js';
 import { baseUrlOf } from '#lib/http/gateway.js';
 import { hostKeyMatches } from '#lib/adapters/user-storage/sftp-storage.js';

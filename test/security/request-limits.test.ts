@@ -20,7 +20,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { createCreatureYoga } from '#lib/graphql/creatures/yoga.js';
 import { createLogger } from '#lib/kernel/log.js';
-import { startSqsServer, type SqsServer } from '../../local/sqs-server.js';
+import { startSqsServer, type SqsServer } from '../../local/sqs/server.js';
 import type * as JobsCreate from '#functions/jobs/create.js';
 import type * as TasksCreate from '#functions/tasks/create.js';
 import type * as SyncCreate from '#functions/jobs/sync-create.js';

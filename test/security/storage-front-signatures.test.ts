@@ -12,7 +12,7 @@ import path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
-import { startS3Front, type S3Front } from '../../local/s3-front.js';
+import { startS3Front, type S3Front } from '../../local/s3/front.js';
 
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const BUCKET = 'signed';

@@ -4,7 +4,7 @@ import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { ensureStateTable } from '#lib/adapters/state/table.js';
-import { keepIdleConnections } from '../../local/idle.js';
+import { keepIdleConnections } from '../../local/shared/idle.js';
 
 export async function startStateBackend(table = 'state') {
   const server = keepIdleConnections(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));

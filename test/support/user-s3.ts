@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
-import { verifySigV4 } from '../../local/sigv4.js';
+import { verifySigV4 } from '../../local/s3/sigv4.js';
 
 const require = createRequire(import.meta.url);
 const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account.js') as {

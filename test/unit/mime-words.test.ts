@@ -1,7 +1,7 @@
 /** RFC 2047 encoded-words, as S3 answers user metadata that is not ASCII (an upload form's file name). */
 import { describe, expect, it } from 'vitest';
 import { decodeMimeWords } from '#lib/adapters/file-store/names.js';
-import { encodeMimeWord } from '../../local/s3-front.js';
+import { encodeMimeWord } from '../../local/s3/form-upload.js';
 
 describe('decodeMimeWords', () => {
   it('decodes B and Q words, adjacent words joined, ASCII as it is', () => {
