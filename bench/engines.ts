@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import type { Platform } from '../local/platform.js';
+import type { Emulator } from '../local/emulator.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median } from './measure.js';
 
@@ -60,7 +60,7 @@ export interface EngineResult {
   capture: EngineComparison;
 }
 
-export async function engineScenarios(platform: Platform, site: { origin: string }, runs = 10): Promise<EngineResult> {
+export async function engineScenarios(platform: Emulator, site: { origin: string }, runs = 10): Promise<EngineResult> {
   const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const lines: string[] = [];
 

@@ -18,7 +18,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Platform, PlatformOptions } from '../local/platform.js';
+import type { Emulator, EmulatorOptions } from '../local/emulator.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 
 interface Call {
@@ -30,8 +30,8 @@ interface Call {
   target?: string;
 }
 
-/** What startPlatform needs for the trace: the tracer preloaded, the file named. */
-export function hopTracing(file: string): Pick<PlatformOptions, 'nodeArgs' | 'env'> {
+/** What startEmulator needs for the trace: the tracer preloaded, the file named. */
+export function hopTracing(file: string): Pick<EmulatorOptions, 'nodeArgs' | 'env'> {
   const tracer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'call-trace.cjs');
   return { nodeArgs: ['--require', tracer], env: { CALL_TRACE_FILE: file } };
 }
@@ -52,7 +52,7 @@ function busy(calls: Call[], from: number, to: number): number {
   return total;
 }
 
-export async function hopBreakdown(platform: Platform, traceFile: string, runs = 10): Promise<string[]> {
+export async function hopBreakdown(platform: Emulator, traceFile: string, runs = 10): Promise<string[]> {
   const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const port = (url: string) => new URL(url).port;
   const services: Record<string, string> = {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startPlatform } from '../local/platform.js';
+import { startEmulator } from '../local/emulator.js';
 import { bundleHandler, invokeIsolated } from './isolated-consumer.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 
@@ -39,7 +39,7 @@ export async function largeFileRun(mib = 1024): Promise<LargeFileResult> {
   await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', () => resolve()));
   const port = (source.address() as AddressInfo).port;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-large-'));
-  const platform = await startPlatform({
+  const platform = await startEmulator({
     dataDir,
     output: 'ignore',
     // The consumers are driven here, one process each, instead of by the dispatcher.

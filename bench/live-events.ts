@@ -11,7 +11,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { io } from 'socket.io-client';
 import { SocketConnections } from '#lib/file-api/events/connections.js';
-import { LOCAL_CREDENTIALS, type Platform } from '../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../local/backends.js';
+import { type Emulator } from '../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { TaskStore } from '#lib/file-api/records/store.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
@@ -19,7 +20,7 @@ import { cloudConvertClient } from '../test/support/cloudconvert.js';
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function liveEventScenario(platform: Platform, jobs = 36, concurrency = 4): Promise<string[]> {
+export async function liveEventScenario(platform: Emulator, jobs = 36, concurrency = 4): Promise<string[]> {
   const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const state = new DynamoStateStore(new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }), 'api-platform-local-state');
   const tasks = new TaskStore(state);

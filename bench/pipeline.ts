@@ -4,8 +4,8 @@
  * with 200 small jobs submitted at once.
  */
 import type CloudConvert from 'cloudconvert';
-import type { Platform } from '../local/platform.js';
-import { LOCAL_CREDENTIALS } from '../local/platform.js';
+import type { Emulator } from '../local/emulator.js';
+import { LOCAL_CREDENTIALS } from '../local/backends.js';
 import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median } from './measure.js';
@@ -57,7 +57,7 @@ export interface PipelineResult {
   burst: { jobs: number; finished: number; seconds: number; jobsPerSecond: number; failedWaits: number };
 }
 
-export async function pipelineScenarios(platform: Platform, runs = 10): Promise<PipelineResult> {
+export async function pipelineScenarios(platform: Emulator, runs = 10): Promise<PipelineResult> {
   const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const bytes = Buffer.alloc(1024 * 1024, 7);
   const base64 = bytes.toString('base64');

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startPlatform } from '../local/platform.js';
+import { startEmulator } from '../local/emulator.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
@@ -36,7 +36,7 @@ const benchSite = await startBenchSite();
 // The functions' calls to the backends are recorded for the hop breakdown (bench/hops.ts).
 const traceFile = path.join(dataDir, 'calls.jsonl');
 const tracing = hopTracing(traceFile);
-const platform = await startPlatform({
+const platform = await startEmulator({
   dataDir,
   output: 'ignore',
   // BENCH_FUNCTIONS_NODE_ARGS (space-separated), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to profile the functions.

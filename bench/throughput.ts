@@ -10,7 +10,7 @@
  * The wait route reads the job every 250 ms (lib/wiring/job-response.ts `waitFor`): a job's latency
  * here includes up to that much after its end, as every client of the wait route sees it.
  */
-import type { Platform } from '../local/platform.js';
+import type { Emulator } from '../local/emulator.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median, percentile } from './measure.js';
 import { createSmallJob, untilEnded, type FailedWaits } from './pipeline.js';
@@ -36,7 +36,7 @@ export interface ThroughputLevel {
 }
 
 export async function throughputScenario(
-  platform: Platform,
+  platform: Emulator,
   levels: ReadonlyArray<{ clients: number; jobs: number }> = THROUGHPUT_LEVELS,
 ): Promise<{ lines: string[]; levels: ThroughputLevel[] }> {
   const cc = cloudConvertClient(platform.apiKey, platform.baseUrl);

@@ -13,7 +13,7 @@ import { Accounts } from '#lib/access/auth/accounts.js';
 import { Credits } from '#lib/file-api/account/credits.js';
 import { Users } from '#lib/access/auth/users.js';
 import { accountConfig } from '#lib/kernel/config.js';
-import { LOCAL_CREDENTIALS } from '../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../local/backends.js';
 import { readServiceDefinition } from '../local/service-definition.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import type { StateStore } from '#lib/adapters/state/port.js';

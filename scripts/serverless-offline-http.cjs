@@ -1,6 +1,6 @@
 /**
- * Preloaded (`node --require`) into the serverless-offline process that the local platform starts
- * (local/platform.ts), to make it answer as API Gateway and Lambda do in three respects, and to
+ * Preloaded (`node --require`) into the serverless-offline process that the local emulator starts
+ * (local/offline.ts), to make it answer as API Gateway and Lambda do in three respects, and to
  * take out per-request work that Lambda does not do. Each patch replaces one CommonJS export before
  * serverless-offline's ES modules import it (an ES module importing a CommonJS one reads its exports
  * then), and refuses to start when that export is not what it was written for.
@@ -32,7 +32,7 @@
  *    And its timeout raced each invocation against a timer that was never cleared, which kept every
  *    result reachable until the function's whole timeout had passed (29 s for the API, 900 s for the
  *    queue consumers): under load, memory grew with requests × timeout × response size. So the local
- *    platform runs it with `--noTimeout` (local/platform.ts), and the handler kept in 3 is wrapped
+ *    emulator runs it with `--noTimeout` (local/offline.ts), and the handler kept in 3 is wrapped
  *    here: it races the function's remaining time (the context's, from the function's `timeout`) with
  *    a timer cleared as soon as the handler settles. A function out of time fails with Lambda's message
  *    ("Task timed out after 29.00 seconds"); as in Lambda, the error is logged. What the handler still

@@ -11,7 +11,7 @@ import { parseEngineConfig } from '#lib/kernel/config.js';
 import { confinement } from '#lib/engines/core/confine.js';
 import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { confinementBannerLine, engineBannerLines } from '../local/engine-setup.js';
-import { googleAuthBanner, startPlatform } from '../local/platform.js';
+import { googleAuthBanner, startEmulator } from '../local/emulator.js';
 
 const port = Number(process.env.PORT ?? 4000);
 const dataDir = process.env.DATA_DIR ?? '.data';
@@ -24,7 +24,7 @@ if (googleAuthMode !== 'open' && googleAuthMode !== 'enforced') {
 
 console.log('starting the local platform (dynalite, s3rver, queues, serverless-offline)…');
 const started = Date.now();
-const platform = await startPlatform({
+const platform = await startEmulator({
   dataDir,
   httpPort: port,
   lambdaPort: fixed('LAMBDA_PORT', 3002),

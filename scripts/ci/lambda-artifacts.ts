@@ -13,7 +13,7 @@
  * only `node`; NODE_PATH is empty and no node_modules folder is reachable, so a
  * package missing from a zip or a tool missing from Lambda fails here as it would in the cloud.
  *
- * Around them, what AWS would do: the backends of the local platform (local/platform.ts
+ * Around them, what AWS would do: the backends of the local emulator (local/backends.ts
  * `startBackends`) with the template's table, bucket and queues; a gateway that turns HTTP requests into
  * API Gateway HTTP API (payload 2.0) events by the template's routes; Lambda's SQS event source mappings
  * (local/dispatcher.ts); S3 "Object Created" events through EventBridge (local/s3/events.ts).
@@ -45,17 +45,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import sharp from 'sharp';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
 import { startDispatcher, type InvokeResult } from '../../local/dispatcher.js';
-import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/backends.js';
 import { forwardS3Events } from '../../local/s3/events.js';
 import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { findExecutable } from '#lib/engines/core/probe.js';
-import { shippedFfmpeg } from '#lib/engines/core/shipped.js';
 import { table } from './check-template.js';
+import { scenario } from './lambda-scenarios.js';
 import { socketScenario, startSocketStubs } from './lambda-sockets.js';
 import { extractZip } from './zip.js';
 
@@ -614,186 +613,6 @@ function lambdaEnv(spec: FunctionSpec, stack: LocalStack, backends: Backends, pa
   };
 }
 
-async function poll<T>(what: string, timeoutMs: number, read: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await read();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${what}: not done within ${timeoutMs / 1000} s`);
-}
-
-async function scenario(gateway: string, apiKey: string) {
-  const api = async (method: string, route: string, body?: unknown) => {
-    const res = await fetch(gateway + route, {
-      method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${text.slice(0, 500)}`);
-    return JSON.parse(text) as Json;
-  };
-  const check = (ok: boolean, what: string) => {
-    if (!ok) throw new Error(what);
-  };
-
-  // GraphQL through the graphql artifact.
-  const gql = await fetch(`${gateway}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ creatures { name } }' }) });
-  const names = ((await gql.json()) as Json)?.data?.creatures?.map((c: Json) => c.name) ?? [];
-  check(gql.status === 200 && names.length === 150, `GraphQL { creatures { name } }: ${gql.status}, ${names.length} names (want 150)`);
-  say(`  graphql: 150 creatures, first ${names[0]}`);
-
-  // import/base64 → thumbnail → export/url, then the download; and HTML → PDF on the Chromium packed in the zip.
-  const runJob = async (tasks: Json) => {
-    const created = await api('POST', '/v2/jobs', { tag: 'ci-lambda', tasks });
-    const jobId = String(created.data.id);
-    const job = await poll(`job ${jobId}`, 180_000, async () => {
-      const { data } = await api('GET', `/v2/jobs/${jobId}`);
-      if (data.status === 'error') throw new Error(`job ${jobId} ended in error: ${JSON.stringify(data.tasks.map((t: Json) => [t.name, t.status, t.code, t.message]))}`);
-      return data.status === 'finished' ? data : undefined;
-    });
-    const file = job.tasks.find((t: Json) => t.operation === 'export/url')?.result?.files?.[0];
-    check(typeof file?.url === 'string', `export/url task has no file URL: ${JSON.stringify(job.tasks)}`);
-    const download = await fetch(file.url, { redirect: 'follow' });
-    check(download.ok, `export URL ${file.url}: ${download.status}`);
-    return { jobId, file, bytes: Buffer.from(await download.arrayBuffer()) };
-  };
-  const png = await sharp({ create: { width: 200, height: 100, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
-  const thumb = await runJob({
-    in: { operation: 'import/base64', file: png.toString('base64'), filename: 'red.png' },
-    thumb: { operation: 'thumbnail', input: 'in', output_format: 'png', width: 64 },
-    out: { operation: 'export/url', input: 'thumb' },
-  });
-  const meta = await sharp(thumb.bytes).metadata();
-  check(meta.format === 'png' && meta.width === 64, `downloaded thumbnail is ${meta.format} ${meta.width}×${meta.height}, want png 64 wide`);
-  say(`  job ${thumb.jobId}: finished; ${thumb.file.filename} downloaded, ${meta.format} ${meta.width}×${meta.height}`);
-
-  // One job per engine family, on the engines the stack says it has (the list every function shares).
-  const rows: Json[] = (await api('GET', '/v2/operations?alternatives=true')).data ?? [];
-  const offers = (operation: string, engine: string, input?: string) =>
-    rows.some((r) => r.operation === operation && r.engine === engine && (input === undefined || r.input_format === input));
-  const family = async (name: string, available: boolean, job: () => Promise<string>) => {
-    if (!available) {
-      problems.push(`${name}: the stack does not offer its engine (GET /v2/operations), though its function's package should carry it`);
-      say(`  ${name}: NOT OFFERED`);
-      return;
-    }
-    say(`  ${name}: ${await job()}`);
-  };
-
-  await family('chromium (HTML → PDF)', offers('convert', 'chrome', 'html'), async () => {
-    const html = Buffer.from('<!doctype html><html><body><h1>Rendered by the packaged Chromium</h1></body></html>');
-    const pdf = await runJob({
-      in: { operation: 'import/base64', file: html.toString('base64'), filename: 'page.html' },
-      pdf: { operation: 'convert', input: 'in', input_format: 'html', output_format: 'pdf', engine: 'chrome' },
-      out: { operation: 'export/url', input: 'pdf' },
-    });
-    check(pdf.bytes.subarray(0, 5).toString('latin1') === '%PDF-', `HTML → PDF download is not a PDF: ${pdf.bytes.subarray(0, 40).toString('latin1')}`);
-    return `job ${pdf.jobId} finished; ${pdf.file.filename}, PDF of ${pdf.bytes.length} bytes`;
-  });
-
-  await family('media (FFmpeg video thumbnail)', offers('thumbnail', 'ffmpeg', 'mp4'), async () => {
-    const video = testVideo();
-    check(video !== undefined, 'no ffmpeg on this machine (system or @ffmpeg-installer) to make the test video with');
-    const out = await runJob({
-      in: { operation: 'import/base64', file: video!.toString('base64'), filename: 'clip.mp4' },
-      thumb: { operation: 'thumbnail', input: 'in', output_format: 'png', width: 80, timestamp: 1 },
-      out: { operation: 'export/url', input: 'thumb' },
-    });
-    const m = await sharp(out.bytes).metadata();
-    check(m.format === 'png' && m.width === 80, `video thumbnail is ${m.format} ${m.width}×${m.height}, want png 80 wide`);
-    return `job ${out.jobId} finished; ${out.file.filename}, ${m.format} ${m.width}×${m.height}`;
-  });
-
-  // A PDF optimize on each engine of the pdf family: Ghostscript and qpdf (WebAssembly in the package).
-  for (const optimizer of ['ghostscript', 'qpdf']) {
-    await family(`pdf (optimize on ${optimizer})`, offers('optimize', optimizer, 'pdf'), async () => {
-      const { PDFDocument, StandardFonts } = await import('pdf-lib');
-      const doc = await PDFDocument.create();
-      const font = await doc.embedFont(StandardFonts.Helvetica);
-      for (let i = 1; i <= 3; i++) doc.addPage([595, 842]).drawText(`page ${i} of the optimize check`, { x: 60, y: 760, size: 18, font });
-      const input = Buffer.from(await doc.save({ useObjectStreams: false }));
-      const out = await runJob({
-        in: { operation: 'import/base64', file: input.toString('base64'), filename: 'three-pages.pdf' },
-        opt: { operation: 'optimize', input: 'in', engine: optimizer },
-        out: { operation: 'export/url', input: 'opt' },
-      });
-      const pages = (await PDFDocument.load(out.bytes)).getPageCount();
-      check(pages === 3, `optimized PDF has ${pages} pages, want 3`);
-      return `job ${out.jobId} finished; ${input.length} → ${out.bytes.length} bytes, 3 pages`;
-    });
-  }
-
-  // Office conversion: its function is a container image (Dockerfile), left out of a package made
-  // without OFFICE_IMAGE/OFFICE_IMAGE_URI; the stack then says so at discovery and at job creation.
-  if (!offers('convert', 'libreoffice')) {
-    const res = await fetch(`${gateway}/v2/jobs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        tasks: { in: { operation: 'import/base64', file: Buffer.from('x').toString('base64'), filename: 'letter.docx' }, pdf: { operation: 'convert', input: 'in', input_format: 'docx', output_format: 'pdf' } },
-      }),
-    });
-    const body = await res.text();
-    check(res.status === 422 && body.includes('docx'), `a .docx → PDF job without the office function: ${res.status} ${body.slice(0, 300)}, want 422 naming docx`);
-    check(!rows.some((r) => r.engine === 'libreoffice'), 'discovery lists libreoffice in a stack without the office function');
-    say('  office: absent (packaged without OFFICE_IMAGE): discovery lists no libreoffice, a .docx → PDF job gets 422');
-  }
-
-  const metadataEngine = rows.find((r) => r.operation === 'metadata/write' && r.input_format === 'jpg')?.engine as string | undefined;
-  await family(`metadata round trip${metadataEngine ? ` on ${metadataEngine}` : ''}`, metadataEngine !== undefined && rows.some((r) => r.operation === 'metadata'), async () => {
-    const jpg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 20, g: 120, b: 200 } } }).jpeg().toBuffer();
-    const written = await runJob({
-      in: { operation: 'import/base64', file: jpg.toString('base64'), filename: 'photo.jpg' },
-      write: { operation: 'metadata/write', input: 'in', metadata: { Artist: 'ci-lambda artist' } },
-      out: { operation: 'export/url', input: 'write' },
-    });
-    const read = await runJob({
-      in: { operation: 'import/base64', file: written.bytes.toString('base64'), filename: 'written.jpg' },
-      meta: { operation: 'metadata', input: 'in' },
-      out: { operation: 'export/url', input: 'in' },
-    });
-    const { data } = await api('GET', `/v2/jobs/${read.jobId}`);
-    const found = JSON.stringify(data.tasks.find((t: Json) => t.operation === 'metadata')?.result?.metadata ?? {});
-    check(found.includes('ci-lambda artist'), `metadata read back lacks the Artist written: ${found.slice(0, 300)}`);
-    return `jobs ${written.jobId}, ${read.jobId} finished; Artist written and read back`;
-  });
-
-  // import/upload: the form's upload arrives in the bucket, the upload-received function finishes the task.
-  const upload = (await api('POST', '/v2/import/upload', {})).data;
-  const form = upload.result?.form;
-  check(typeof form?.url === 'string', `import/upload task has no form: ${JSON.stringify(upload)}`);
-  const body = new FormData();
-  for (const [name, value] of Object.entries<Json>(form.parameters ?? {})) body.append(name, String(value));
-  const content = Buffer.from('uploaded through the form\n'.repeat(100));
-  body.append('file', new Blob([content]), 'notes.txt');
-  const posted = await fetch(form.url, { method: 'POST', body, redirect: 'manual' });
-  check(posted.status < 400, `upload form POST ${form.url}: ${posted.status} ${(await posted.text()).slice(0, 300)}`);
-  const task = await poll('import/upload task', 60_000, async () => {
-    const { data } = await api('GET', `/v2/tasks/${upload.id}`);
-    if (data.status === 'error') throw new Error(`upload task ended in error: ${data.code} ${data.message}`);
-    return data.status === 'finished' ? data : undefined;
-  });
-  const uploaded = task.result?.files?.[0];
-  check(uploaded?.filename === 'notes.txt' && uploaded?.size === content.length, `upload task result ${JSON.stringify(task.result)}`);
-  say(`  import/upload ${upload.id}: finished with ${uploaded.filename} (${uploaded.size} bytes)`);
-}
-
-/** A 2-second 160×120 H.264 MP4 made with this machine's FFmpeg (the system one, else the npm-shipped one the harness has). */
-function testVideo(): Buffer | undefined {
-  for (const ffmpeg of ['ffmpeg', shippedFfmpeg()?.file].filter((f): f is string => Boolean(f))) {
-    const out = spawnSync(
-      ffmpeg,
-      ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-pix_fmt', 'yuv420p', '-movflags', 'frag_keyframe+empty_moov', '-f', 'mp4', 'pipe:1'],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
-    if (out.status === 0 && out.stdout.length > 0) return out.stdout;
-  }
-  return undefined;
-}
-
 /** What the artifacts see: no package of the repository resolves from their folders, no tool but node is on PATH. */
 function checkIsolation(paths: Paths, env: Record<string, string>) {
   const probe = `
@@ -959,7 +778,7 @@ async function main() {
 
     const socket = wired.socketRoutes.size ? await socketScenario(wired.socketRoutes, wired.sockets, apiKey, 1) : undefined;
     if (socket) say('  socket: open packet, namespace connect, subscription (and a refusal) through the WebSocket functions');
-    await scenario(wired.gateway, apiKey);
+    await scenario(wired.gateway, apiKey, problems, say);
     if (socket) {
       say(`  socket: ${await socket.heardTasks()} task.finished frame(s) from the step functions reached the subscriber`);
       await socket.disconnect();

@@ -13,19 +13,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Credits, UNLIMITED_CREDITS_SHOWN } from '#lib/file-api/account/credits.js';
 import { dayOf, type UsageReport } from '#lib/file-api/account/usage.js';
 import { Users } from '#lib/access/auth/users.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'credits-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let credits: Credits;
 let png: string;
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
   const state = new DynamoStateStore(
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),

@@ -12,12 +12,12 @@ import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'file-api-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 
 /** A server on loopback that must never be reached by the service (loopback is not allowed). */
@@ -45,7 +45,7 @@ beforeAll(async () => {
   const [targetPort, allowedPort] = [await listen(target), await listen(allowed)];
   process.env.TARGET_PORT = String(targetPort);
   process.env.ALLOWED_PORT = String(allowedPort);
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: `127.0.0.1:${allowedPort}` },

@@ -18,7 +18,7 @@ import { parseEngineConfig } from '#lib/kernel/config.js';
 import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
 import { setEngineRegistry, newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { shippedFfprobe } from '#lib/engines/core/shipped.js';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { colourVideo, imageHeavyPdf, jpeg, textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { NO_SYSTEM_TOOLS } from '../support/fresh-machine.js';
@@ -27,7 +27,7 @@ import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'fresh-e2e-'));
 const work = mkdtempSync(path.join(tmpdir(), 'fresh-e2e-files-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let video: Buffer;
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
       else process.env[name] = saved[name];
     }
   }
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn', ...NO_SYSTEM_TOOLS } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn', ...NO_SYSTEM_TOOLS } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 }, 420_000);
 

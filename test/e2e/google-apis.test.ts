@@ -9,16 +9,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { google, type rapidmigrationassessment_v1 } from 'googleapis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { gapicClient } from './google-gapic-client.js';
 import { AnnotationType, CollectorState } from '#lib/google/migration/model.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'google-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 
 const start = (env: Record<string, string> = {}) =>
-  startPlatform({
+  startEmulator({
     dataDir,
     output: e2eOutput,
     visibilityTimeout: 3,

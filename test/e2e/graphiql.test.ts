@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startPlatform } from '../../local/platform.js';
+import { startEmulator } from '../../local/emulator.js';
 import { launchBrowser } from '../support/browser.js';
 import { e2eOutput } from '../support/platform-output.js';
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
     baseUrl = process.env.GRAPHQL_E2E_BASE_URL.replace(/\/$/, '');
   } else {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'graphiql-e2e-data-'));
-    const platform = await startPlatform({ dataDir, dispatch: false, output: e2eOutput });
+    const platform = await startEmulator({ dataDir, dispatch: false, output: e2eOutput });
     cleanups.push(async () => {
       await platform.stop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -16,20 +16,20 @@ import { Accounts } from '#lib/access/auth/accounts.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
 import { SocketConnections } from '#lib/file-api/events/connections.js';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 import { platformState } from '../support/platform-state.js';
 import { listen as listenTo, recorded as recordedIn, subscribe } from '../support/sockets.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'live-events-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let connections: SocketConnections;
 let otherKey: string;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     // Info lines: what a failure prints (test/support/print-platform-output.ts) shows each event sent.

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { patternVideo } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { commandOffered, engine, requires } from '../support/requires.js';
@@ -21,7 +21,7 @@ const media = requires(engine('ffmpeg'));
 /** The command operation: offered only fully confined (bubblewrap). */
 const commands = requires(engine('ffmpeg'), commandOffered());
 const dataDir = mkdtempSync(path.join(tmpdir(), 'media-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let site: Server;
 let videoUrl = '';
@@ -46,7 +46,7 @@ media.beforeAll(async () => {
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
   const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   videoUrl = `${origin}/clip.mp4`;
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: new URL(origin).host },

@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { Accounts } from '#lib/access/auth/accounts.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { OAuthClients } from '#lib/access/oauth/clients.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
@@ -33,7 +34,7 @@ const CODE_SECONDS = 5;
 const insecure = { [oauth.allowInsecureRequests]: true };
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'oauth-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let browser: Browser;
 let userDataDir: string;
 let as: oauth.AuthorizationServer;
@@ -52,7 +53,7 @@ const cat = { email: 'cat@example.com', password: 'cat-password-1234', name: 'Ca
 let annKey: string;
 
 beforeAll(async () => {
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', OAUTH_CODE_SECONDS: String(CODE_SECONDS) },

@@ -12,7 +12,7 @@ import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { pdfText } from '../support/pdf-text.js';
 import { engine, optionalBuild, requires, tool } from '../support/requires.js';
@@ -22,7 +22,7 @@ import { e2eOutput } from '../support/platform-output.js';
 const PDF_OCR = 'pdf/ocr' as never;
 const WORDS = ['The quick brown fox jumps', 'over the lazy dog 2026'];
 const dataDir = mkdtempSync(path.join(tmpdir(), 'ocr-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let scanPng: Buffer;
 let scanPdf: Buffer;
@@ -58,7 +58,7 @@ beforeAll(async () => {
   scanPdf = await imageOnlyPdf(scanPng);
   // The scan has no text before OCR.
   expect(await pdfText(scanPdf)).toBe('');
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 });
 

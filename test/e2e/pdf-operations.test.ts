@@ -11,7 +11,7 @@ import path from 'node:path';
 import { decodePDFRawStream, PDFDocument, PDFName, PDFRawStream, PDFStream } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { HIDDEN } from '#lib/kernel/redact.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
@@ -22,14 +22,14 @@ const require = createRequire(import.meta.url);
 const pdfjsRoot = path.dirname(require.resolve('pdfjs-dist/package.json'));
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'pdf-ops-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let ten: string;
 const OPEN_PASSWORD = 'open sesame 42';
 
 beforeAll(async () => {
   ten = (await textPdf(10)).toString('base64');
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 });
 

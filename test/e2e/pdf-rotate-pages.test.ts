@@ -8,17 +8,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'rotate-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 }, 420_000);
 

@@ -8,14 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { largeFileRun } from '../../bench/large-file.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 describe('jobs across a crash of the functions process', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'resilience-'));
-  let platform: Platform | undefined;
+  let platform: Emulator | undefined;
   let source: Server | undefined;
   afterAll(async () => {
     await platform?.stop();
@@ -40,7 +40,7 @@ describe('jobs across a crash of the functions process', () => {
     await new Promise<void>((resolve) => source!.listen(0, '127.0.0.1', () => resolve()));
     const port = (source.address() as AddressInfo).port;
     const env = { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: `127.0.0.1:${port}`, STEP_LEASE_SECONDS: '4' };
-    platform = await startPlatform({ dataDir, output: e2eOutput, env });
+    platform = await startEmulator({ dataDir, output: e2eOutput, env });
     let cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -59,7 +59,7 @@ describe('jobs across a crash of the functions process', () => {
     expect(before.some((j) => j.status !== 'finished')).toBe(true);
 
     await platform.stop({ abrupt: true });
-    platform = await startPlatform({ dataDir, output: e2eOutput, env });
+    platform = await startEmulator({ dataDir, output: e2eOutput, env });
     cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 
     // Usually seconds; a run whose message was lost is re-queued by the sweeper (every minute locally,

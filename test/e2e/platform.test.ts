@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'platform-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 
 /** The first start runs the esbuild bundles as deployed; the restart runs the TypeScript sources, as npm start does. */
-const start = (bundle = false) => startPlatform({ dataDir, bundle, output: e2eOutput });
+const start = (bundle = false) => startEmulator({ dataDir, bundle, output: e2eOutput });
 
 // Bundling every function first takes a minute on two idle cores, several under load.
 beforeAll(async () => {

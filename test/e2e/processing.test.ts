@@ -12,7 +12,7 @@ import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { textPdf } from '../fixtures/engine-fixtures.js';
 import { pdfPageText } from '../support/pdf-text.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
@@ -21,7 +21,7 @@ import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'processing-e2e-'));
 const work = mkdtempSync(path.join(tmpdir(), 'processing-e2e-files-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 
 /** The local site the service may reach (FETCH_ALLOW_HOSTS): a PDF and test pages. */
@@ -66,7 +66,7 @@ beforeAll(async () => {
     res.writeHead(404).end();
   });
   siteOrigin = `http://127.0.0.1:${await listen(site)}`;
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: new URL(siteOrigin).host },

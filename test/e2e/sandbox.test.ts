@@ -18,7 +18,8 @@ import { dayOf, type UsageReport } from '#lib/file-api/account/usage.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
 import { Users } from '#lib/access/auth/users.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
@@ -26,7 +27,7 @@ import { commandOffered, requires } from '../support/requires.js';
 import { SANDBOX_REFUSAL, TASK_WITH_DEPENDENCY } from '../fixtures/recorded-answers.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'sandbox-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let sandboxKey: string;
 let sandbox: ReturnType<typeof cloudConvertClient>;
 let live: ReturnType<typeof cloudConvertClient>;
@@ -36,7 +37,7 @@ let otherPng: Buffer;
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   const state = new DynamoStateStore(
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),
     'api-platform-local-state',

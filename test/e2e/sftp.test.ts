@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { ed25519KeyPair, startSftpServer, type SftpTestServer } from '../support/sftp-server.js';
 import { startSwiftDouble, type SwiftDouble } from '../support/swift-double.js';
@@ -20,7 +20,7 @@ const password = `pw-${randomBytes(12).toString('hex')}`;
 const passphrase = `pp-${randomBytes(12).toString('hex')}`;
 const userKey = ed25519KeyPair({ passphrase, cipher: 'aes256-ctr', rounds: 4 });
 const swiftPassword = `swift-${randomBytes(12).toString('hex')}`;
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let sftp: SftpTestServer;
 let swift: SwiftDouble;
@@ -30,7 +30,7 @@ beforeAll(async () => {
     startSftpServer({ pw: { password }, keyed: { publicKeys: [userKey.public] } }),
     startSwiftDouble({ alice: { password: swiftPassword, projects: ['demo'] } }, ['files']),
   ]);
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { ALLOW_LOOPBACK_FETCH: 'true' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { ALLOW_LOOPBACK_FETCH: 'true' } });
   cc = cloudConvertClient(platform.apiKey, platform.baseUrl);
 });
 afterAll(async () => {

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { callApi } from '../support/file-api.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'signed-urls-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let base: { id: string; url: string; signing_secret: string };
 let png: Buffer;
@@ -26,7 +26,7 @@ let slow: Server;
 let slowUrl: string;
 
 beforeAll(async () => {
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', ALLOW_LOOPBACK_FETCH: 'true', SIGNED_URL_WAIT_SECONDS: '2' },

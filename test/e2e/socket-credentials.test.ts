@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
 import { SocketConnections } from '#lib/file-api/events/connections.js';
-import { startPlatform, type Platform } from '../../local/platform.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 import { platformState } from '../support/platform-state.js';
@@ -23,13 +23,13 @@ import { listen, recorded, subscribe, type Listener } from '../support/sockets.j
 const SUBSCRIBE_SECONDS = 8;
 const PENDING_CAP = 4;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'socket-credentials-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let connections: SocketConnections;
 let keys: ApiKeys;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: {

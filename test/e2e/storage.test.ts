@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readAll } from '../support/streams.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { startGcsDouble, type GcsDouble } from '../support/gcs-double.js';
@@ -27,7 +28,7 @@ import { startUserS3 } from '../support/user-s3.js';
 const dataDir = mkdtempSync(path.join(tmpdir(), 'storage-e2e-'));
 const logFile = path.join(dataDir, 'service.log');
 let logFd: number;
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let userS3: Awaited<ReturnType<typeof startUserS3>>;
 let azurite: Azurite;
@@ -53,7 +54,7 @@ beforeAll(async () => {
   const blobs = new BlobServiceClient(azurite.accountUrl, new StorageSharedKeyCredential(azurite.account, azurite.accountKey));
   await blobs.getContainerClient('converted').create();
   logFd = openSync(logFile, 'a');
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     // The functions' stdout and stderr go to a file the last test scans (a file descriptor is what spawn takes).
     output: logFd as unknown as 'inherit',

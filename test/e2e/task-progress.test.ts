@@ -17,13 +17,14 @@ import { Accounts } from '#lib/access/auth/accounts.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
 import { SocketConnections } from '#lib/file-api/events/connections.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'task-progress-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let origin: Server;
 let originUrl = '';
@@ -62,7 +63,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', () => resolve()));
   const port = (origin.address() as AddressInfo).port;
   originUrl = `http://127.0.0.1:${port}/slow.bin`;
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', FETCH_ALLOW_HOSTS: `127.0.0.1:${port}` },

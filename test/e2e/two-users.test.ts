@@ -13,14 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '#lib/access/auth/accounts.js';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { callApi } from '../support/file-api.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'two-users-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let a: { key: string; cc: ReturnType<typeof cloudConvertClient> };
 let b: { key: string; cc: ReturnType<typeof cloudConvertClient> };
 
@@ -28,7 +29,7 @@ let b: { key: string; cc: ReturnType<typeof cloudConvertClient> };
 let owned: { jobId: string; taskIds: string[]; exportTaskId: string; exportUrl: string; uploadTaskId: string; webhookId: string };
 
 beforeAll(async () => {
-  platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+  platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
   const state = new DynamoStateStore(
     new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),
     'api-platform-local-state',

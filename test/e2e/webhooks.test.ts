@@ -10,14 +10,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '#lib/access/auth/keys.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'webhooks-e2e-'));
-let platform: Platform;
+let platform: Emulator;
 let cc: ReturnType<typeof cloudConvertClient>;
 let receiver: Receiver;
 /** A second API key of the same user, and the SDK with it. */
@@ -25,7 +26,7 @@ let second: { key: string; keyId: string; cc: ReturnType<typeof cloudConvertClie
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  platform = await startPlatform({
+  platform = await startEmulator({
     dataDir,
     output: e2eOutput,
     env: { LOG_LEVEL: 'warn', ALLOW_LOOPBACK_FETCH: 'true', WEBHOOK_RETRY_DELAYS_SECONDS: '1,1,1' },

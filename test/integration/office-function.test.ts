@@ -17,7 +17,7 @@ import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, expect } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../../local/dispatcher.js';
-import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS, startBackends, type Backends } from '../../local/backends.js';
 import type * as Files from '#lib/wiring/files.js';
 import type * as Tasks from '#lib/wiring/tasks.js';
 import type * as Plan from '#lib/file-api/tasks/plan.js';

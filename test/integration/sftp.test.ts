@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import ssh2 from 'ssh2';
-import { freePort } from '../../local/platform.js';
+import { freePort } from '../../local/backends.js';
 import { SftpStorage, describeSftpError, sftpConnection, type SftpArgs, type SftpOpenOptions } from '#lib/adapters/user-storage/sftp-storage.js';
 import { readAll } from '../support/streams.js';
 import { ed25519KeyPair, startSftpServer, type SftpTestServer } from '../support/sftp-server.js';

@@ -12,7 +12,7 @@ import { startStateBackend } from '../support/dynalite.js';
 import { useLocalEnv } from '../support/env.js';
 import { call } from '../support/lambda.js';
 import { parseConfig } from '#lib/kernel/config.js';
-import { googleAuthBanner } from '../../local/platform.js';
+import { googleAuthBanner } from '../../local/emulator.js';
 import type * as Limits from '#functions/labels/limits.js';
 import type * as Api from '#functions/migration/api.js';
 

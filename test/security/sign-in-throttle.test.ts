@@ -20,7 +20,8 @@ import { Accounts } from '#lib/access/auth/accounts.js';
 import { hashPassword } from '#lib/access/auth/passwords.js';
 import { userKey } from '#lib/access/auth/users.js';
 import { OAuthClients } from '#lib/access/oauth/clients.js';
-import { LOCAL_CREDENTIALS, startPlatform, type Platform } from '../../local/platform.js';
+import { LOCAL_CREDENTIALS } from '../../local/backends.js';
+import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import type { StateStore } from '#lib/adapters/state/port.js';
 import { startStateBackend } from '../support/dynalite.js';
@@ -204,10 +205,10 @@ function post(url: URL, form: Record<string, string>, cookie: string, localAddre
 describe('sign-in throttle, the acceptance against the whole platform', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'sign-in-e2e-'));
   const owner = { email: 'owner@example.com', password: 'owner-password-1234' };
-  let platform: Platform;
+  let platform: Emulator;
 
   beforeAll(async () => {
-    platform = await startPlatform({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
+    platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
     const state = new DynamoStateStore(
       new DynamoDBClient({ region: 'us-east-1', endpoint: platform.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }),
       'api-platform-local-state',

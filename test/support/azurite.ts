@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../local/platform.js';
+import { freePort } from '../../local/backends.js';
 
 export interface Azurite {
   account: string;

@@ -7,7 +7,7 @@ import { beforeEach } from 'vitest';
 
 beforeEach((ctx) => {
   ctx.onTestFailed(async () => {
-    const { capturedOutput } = await import('../../local/platform.js');
+    const { capturedOutput } = await import('../../local/offline.js');
     const output = capturedOutput();
     if (output) console.error(`What the platform wrote before "${ctx.task.name}" failed:\n${output}`);
   });

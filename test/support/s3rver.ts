@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import S3rver from 's3rver';
 import { createS3Client, S3FileStore } from '#lib/adapters/file-store/s3-file-store.js';
-import { freePort } from '../../local/platform.js';
+import { freePort } from '../../local/backends.js';
 
 export async function startFilesBackend(bucket = 'files') {
   const directory = mkdtempSync(path.join(tmpdir(), 's3rver-'));

@@ -1,6 +1,6 @@
 /**
  * socket.io clients of the live events, as the SDK makes them, for e2e tests against a platform's
- * WebSocket API (local/platform.ts `socketUrl`): each records every event it hears.
+ * WebSocket API (local/emulator.ts `socketUrl`): each records every event it hears.
  */
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
 import type { SocketConnections } from '#lib/file-api/events/connections.js';
