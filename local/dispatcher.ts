@@ -70,49 +70,50 @@ export interface Dispatcher {
 const MIN_BACKOFF_MS = 200;
 const MAX_BACKOFF_MS = 5000;
 
-export function startDispatcher(opts: DispatcherOptions): Dispatcher {
-  const { sqs, invoke } = opts;
-  const log = opts.log ?? console;
-  const waitTimeSeconds = Math.min(Math.max(Math.round(opts.waitTimeSeconds ?? 5), 1), 20);
-  const stopping = new AbortController();
-  // Every poller's long poll listens to this one signal: many listeners are expected, not a leak.
-  setMaxListeners(0, stopping.signal);
-  const { signal } = stopping;
+/** The pollers' shared part: the clients, the log, and the signal that stop() raises. */
+class Delivery {
+  readonly signal: AbortSignal;
 
-  for (const m of opts.mappings) {
-    if (!Number.isInteger(m.batchSize) || m.batchSize < 1 || m.batchSize > 10_000) {
-      throw new Error(`event source mapping ${m.queueName} → ${m.functionName}: batchSize must be an integer from 1 to 10000`);
-    }
+  constructor(
+    readonly sqs: SQSClient,
+    readonly invoke: Invoke,
+    readonly log: DispatcherLog,
+    readonly waitTimeSeconds: number,
+    readonly region: string | undefined,
+    stopping: AbortController,
+  ) {
+    this.signal = stopping.signal;
   }
 
   /** Sleeps, but wakes up at once on stop(). */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
+  pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
+        this.signal.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done);
+      this.signal.addEventListener('abort', done);
     });
+  }
 
-  async function resolveQueue(mapping: EventSourceMapping): Promise<{ url: string; arn: string; region: string } | undefined> {
+  async resolveQueue(mapping: EventSourceMapping): Promise<{ url: string; arn: string; region: string } | undefined> {
     let backoff = MIN_BACKOFF_MS;
     let warned = false;
-    while (!signal.aborted) {
+    while (!this.signal.aborted) {
       try {
-        const { QueueUrl: url } = await sqs.send(new GetQueueUrlCommand({ QueueName: mapping.queueName }), { abortSignal: signal });
-        const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }), { abortSignal: signal });
+        const { QueueUrl: url } = await this.sqs.send(new GetQueueUrlCommand({ QueueName: mapping.queueName }), { abortSignal: this.signal });
+        const { Attributes } = await this.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }), { abortSignal: this.signal });
         const arn = Attributes?.QueueArn;
         if (!url || !arn) throw new Error('the queue has no URL or ARN');
-        return { url, arn, region: opts.region ?? arn.split(':')[3] ?? 'us-east-1' };
+        return { url, arn, region: this.region ?? arn.split(':')[3] ?? 'us-east-1' };
       } catch (err) {
-        if (signal.aborted) break;
+        if (this.signal.aborted) break;
         // The queue may not exist yet (whoever creates it may start after us): keep trying, say so once.
-        if (!warned) log.warn(`[sqs→λ] ${mapping.queueName}: cannot resolve the queue yet (${describe(err)}); retrying`);
+        if (!warned) this.log.warn(`[sqs→λ] ${mapping.queueName}: cannot resolve the queue yet (${describe(err)}); retrying`);
         warned = true;
-        await pause(backoff);
+        await this.pause(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
       }
     }
@@ -120,9 +121,9 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   /** Receives one batch: up to batchSize messages, gathering during the batching window if there is one. */
-  async function receiveBatch(mapping: EventSourceMapping, url: string): Promise<Message[]> {
+  async receiveBatch(mapping: EventSourceMapping, url: string): Promise<Message[]> {
     const receive = async (max: number, wait: number) => {
-      const { Messages } = await sqs.send(
+      const { Messages } = await this.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: url,
           MaxNumberOfMessages: Math.min(max, 10),
@@ -130,15 +131,15 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
-        { abortSignal: signal },
+        { abortSignal: this.signal },
       );
       return Messages ?? [];
     };
-    const batch = await receive(mapping.batchSize, waitTimeSeconds);
+    const batch = await receive(mapping.batchSize, this.waitTimeSeconds);
     const windowMs = (mapping.maximumBatchingWindowSeconds ?? 0) * 1000;
     if (batch.length === 0 || windowMs <= 0) return batch;
     const deadline = Date.now() + windowMs;
-    while (batch.length < mapping.batchSize && !signal.aborted) {
+    while (batch.length < mapping.batchSize && !this.signal.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) break;
       const wait = Math.min(Math.floor(left / 1000), 20);
@@ -147,57 +148,57 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
         more = await receive(mapping.batchSize - batch.length, wait);
       } catch (err) {
         // Keep what we have rather than dropping it: those messages are already in flight.
-        if (!signal.aborted) log.warn(`[sqs→λ] ${mapping.queueName}: receive failed while batching (${describe(err)})`);
+        if (!this.signal.aborted) this.log.warn(`[sqs→λ] ${mapping.queueName}: receive failed while batching (${describe(err)})`);
         break;
       }
       batch.push(...more);
-      if (more.length === 0 && wait === 0) await pause(Math.min(left, 100));
+      if (more.length === 0 && wait === 0) await this.pause(Math.min(left, 100));
     }
     return batch;
   }
 
-  async function settle(mapping: EventSourceMapping, url: string, messages: Message[], result: InvokeResult): Promise<void> {
+  async settle(mapping: EventSourceMapping, url: string, messages: Message[], result: InvokeResult): Promise<void> {
     const label = `${mapping.queueName} → ${mapping.functionName}`;
     if (!result.ok) {
-      log.warn(`[sqs→λ] ${label}: function failed for ${messages.length} message(s), they will be retried: ${result.error}`);
+      this.log.warn(`[sqs→λ] ${label}: function failed for ${messages.length} message(s), they will be retried: ${result.error}`);
       return;
     }
     const outcome = mapping.reportBatchItemFailures ? readBatchItemFailures(result.payload, messages) : { failed: new Set<string>() };
     if ('invalid' in outcome) {
-      log.warn(`[sqs→λ] ${label}: invalid batch item failures response (${outcome.invalid}); the whole batch will be retried`);
+      this.log.warn(`[sqs→λ] ${label}: invalid batch item failures response (${outcome.invalid}); the whole batch will be retried`);
       return;
     }
     const done = messages.filter((m) => !outcome.failed.has(m.MessageId ?? ''));
-    if (outcome.failed.size > 0) log.warn(`[sqs→λ] ${label}: ${outcome.failed.size} of ${messages.length} message(s) reported failed, they will be retried`);
-    else log.info(`[sqs→λ] ${label}: ${messages.length} message(s) processed`);
+    if (outcome.failed.size > 0) this.log.warn(`[sqs→λ] ${label}: ${outcome.failed.size} of ${messages.length} message(s) reported failed, they will be retried`);
+    else this.log.info(`[sqs→λ] ${label}: ${messages.length} message(s) processed`);
     for (let i = 0; i < done.length; i += 10) {
       const chunk = done.slice(i, i + 10);
       try {
-        const { Failed } = await sqs.send(
+        const { Failed } = await this.sqs.send(
           new DeleteMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((m, n) => ({ Id: String(n), ReceiptHandle: m.ReceiptHandle })) }),
         );
-        for (const f of Failed ?? []) log.warn(`[sqs→λ] ${label}: could not delete a message (${f.Code ?? ''}: ${f.Message ?? ''}); it will be delivered again`);
+        for (const f of Failed ?? []) this.log.warn(`[sqs→λ] ${label}: could not delete a message (${f.Code ?? ''}: ${f.Message ?? ''}); it will be delivered again`);
       } catch (err) {
-        log.warn(`[sqs→λ] ${label}: could not delete ${chunk.length} message(s) (${describe(err)}); they will be delivered again`);
+        this.log.warn(`[sqs→λ] ${label}: could not delete ${chunk.length} message(s) (${describe(err)}); they will be delivered again`);
       }
     }
   }
 
-  async function poller(mapping: EventSourceMapping): Promise<void> {
-    let queue = await resolveQueue(mapping);
+  async poller(mapping: EventSourceMapping): Promise<void> {
+    let queue = await this.resolveQueue(mapping);
     let backoff = MIN_BACKOFF_MS;
-    while (queue && !signal.aborted) {
+    while (queue && !this.signal.aborted) {
       let messages: Message[];
       try {
-        messages = await receiveBatch(mapping, queue.url);
+        messages = await this.receiveBatch(mapping, queue.url);
         backoff = MIN_BACKOFF_MS;
       } catch (err) {
-        if (signal.aborted) break;
-        log.warn(`[sqs→λ] ${mapping.queueName}: receive failed (${describe(err)}); retrying in ${backoff} ms`);
-        await pause(backoff);
+        if (this.signal.aborted) break;
+        this.log.warn(`[sqs→λ] ${mapping.queueName}: receive failed (${describe(err)}); retrying in ${backoff} ms`);
+        await this.pause(backoff);
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
         // The queue may have been deleted and created again (new URL), or the server restarted elsewhere.
-        if ((err as { name?: string }).name === 'QueueDoesNotExist') queue = await resolveQueue(mapping);
+        if ((err as { name?: string }).name === 'QueueDoesNotExist') queue = await this.resolveQueue(mapping);
         continue;
       }
       if (messages.length === 0) continue;
@@ -205,17 +206,33 @@ export function startDispatcher(opts: DispatcherOptions): Dispatcher {
       const event: SQSEvent = { Records: messages.map((m) => toRecord(m, queue!.arn, queue!.region)) };
       let result: InvokeResult;
       try {
+        const { invoke } = this;
         result = await invoke(mapping.functionName, event);
       } catch (err) {
         result = { ok: false, error: describe(err) };
       }
-      await settle(mapping, queue.url, messages, result);
+      await this.settle(mapping, queue.url, messages, result);
     }
   }
+}
+
+export function startDispatcher(opts: DispatcherOptions): Dispatcher {
+  const log = opts.log ?? console;
+  const waitTimeSeconds = Math.min(Math.max(Math.round(opts.waitTimeSeconds ?? 5), 1), 20);
+  const stopping = new AbortController();
+  // Every poller's long poll listens to this one signal: many listeners are expected, not a leak.
+  setMaxListeners(0, stopping.signal);
+
+  for (const m of opts.mappings) {
+    if (!Number.isInteger(m.batchSize) || m.batchSize < 1 || m.batchSize > 10_000) {
+      throw new Error(`event source mapping ${m.queueName} → ${m.functionName}: batchSize must be an integer from 1 to 10000`);
+    }
+  }
+  const delivery = new Delivery(opts.sqs, opts.invoke, log, waitTimeSeconds, opts.region, stopping);
 
   const running = opts.mappings.flatMap((mapping) =>
     Array.from({ length: Math.max(1, mapping.concurrency ?? 1) }, () =>
-      poller(mapping).catch((err: unknown) => {
+      delivery.poller(mapping).catch((err: unknown) => {
         // Not expected (every step catches its own errors), but a poller must never take the process down.
         log.error(`[sqs→λ] ${mapping.queueName}: poller stopped: ${describe(err)}`);
       }),
