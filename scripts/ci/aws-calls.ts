@@ -138,108 +138,135 @@ function aggregatedMethod(pkg: string, decl: Decl): string[] | undefined {
   return actionsOf(pkg, `${name.charAt(0).toUpperCase()}${name.slice(1)}Command`);
 }
 
-export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.join(root, 'tsconfig.json')): Derivation {
-  const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-  if (!parsed) throw new Error(`cannot read ${tsconfig}`);
-  // The handlers' modules and what they import: nothing else can run in a function.
-  const moduleOf = (handler: string) => handler.slice(0, handler.lastIndexOf('.'));
-  const rootNames = entries.flatMap((e) => ['.ts', '.mts', '.cts', '.js'].map((ext) => path.resolve(root, moduleOf(e.handler) + ext)).filter((f) => ts.sys.fileExists(f)));
-  const program = ts.createProgram({ rootNames, options: { ...parsed.options, noEmit: true } });
-  const checker = program.getTypeChecker();
-  const problems: string[] = [];
-  const inProject = (sf: ts.SourceFile) => !sf.isDeclarationFile && !sf.fileName.includes('/node_modules/');
-  const rel = (file: string) => path.relative(root, file).replace(/\\/g, '/');
-  const where = (node: ts.Node) => {
-    const sf = node.getSourceFile();
-    return `${rel(sf.fileName)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-  };
+interface NodeInfo {
+  edges: ts.Node[];
+  actions: Array<[string, string]>;
+}
 
-  // Modules that send with the user's credentials, each claim checked.
-  const userCredentialFiles = new Set<string>();
-  for (const sf of program.getSourceFiles()) {
-    if (!inProject(sf) || !sf.text.includes(USER_CREDENTIALS_TAG)) continue;
-    userCredentialFiles.add(sf.fileName);
-    // A claim is checked where it matters: in the modules some function loads.
-    const visit = (node: ts.Node): void => {
-      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && /Client$/.test(node.expression.text)) {
-        const decl = resolve(node.expression)[0];
-        const fromSdk = decl && sdkPackage(decl.getSourceFile().fileName);
-        const arg = node.arguments?.[0];
-        const given = arg && ts.isObjectLiteralExpression(arg) && arg.properties.some((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'credentials');
-        if (fromSdk && !given) problems.push(`${where(node)}: says ${USER_CREDENTIALS_TAG} but makes ${node.expression.text} without credentials`);
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(sf);
+const moduleOf = (handler: string) => handler.slice(0, handler.lastIndexOf('.'));
+
+/** The program of the handlers' modules, read as a graph of references from each handler down to the SDK's commands. */
+class CallGraph {
+  readonly checker: ts.TypeChecker;
+  readonly problems: string[] = [];
+  readonly userCredentialFiles = new Set<string>();
+  readonly subtypes = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
+  readonly classes: ts.ClassLikeDeclaration[] = [];
+  readonly structural = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
+  readonly info = new Map<ts.Node, NodeInfo>();
+  readonly unknownCommands = new Set<string>();
+  readonly importCache = new Map<ts.SourceFile, ts.SourceFile[]>();
+
+  constructor(
+    readonly root: string,
+    readonly program: ts.Program,
+  ) {
+    this.checker = program.getTypeChecker();
+    this.checkUserCredentialClaims();
+    this.collectSubtypes();
   }
 
-  // Subtypes: for each class or interface, the classes that implement or extend it (tests' doubles left out).
-  const subtypes = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
-  const classes: ts.ClassLikeDeclaration[] = [];
-  for (const sf of program.getSourceFiles()) {
-    if (!inProject(sf) || rel(sf.fileName).startsWith('test/')) continue;
-    const visit = (node: ts.Node): void => {
-      if (ts.isClassLike(node)) {
-        classes.push(node);
-        for (const clause of node.heritageClauses ?? []) {
-          for (const type of clause.types) {
-            const base = symbolOf(type.expression);
-            if (base) subtypes.set(base, [...(subtypes.get(base) ?? []), node]);
+  inProject(sf: ts.SourceFile): boolean {
+    return !sf.isDeclarationFile && !sf.fileName.includes('/node_modules/');
+  }
+
+  rel(file: string): string {
+    return path.relative(this.root, file).replace(/\\/g, '/');
+  }
+
+  where(node: ts.Node): string {
+    const sf = node.getSourceFile();
+    return `${this.rel(sf.fileName)}:${sf.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  }
+
+  /** Modules that send with the user's credentials, each claim checked (in the modules some function loads). */
+  checkUserCredentialClaims(): void {
+    for (const sf of this.program.getSourceFiles()) {
+      if (!this.inProject(sf) || !sf.text.includes(USER_CREDENTIALS_TAG)) continue;
+      this.userCredentialFiles.add(sf.fileName);
+      // A claim is checked where it matters: in the modules some function loads.
+      const visit = (node: ts.Node): void => {
+        if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && /Client$/.test(node.expression.text)) {
+          const decl = this.resolve(node.expression)[0];
+          const fromSdk = decl && sdkPackage(decl.getSourceFile().fileName);
+          const arg = node.arguments?.[0];
+          const given = arg && ts.isObjectLiteralExpression(arg) && arg.properties.some((p) => p.name && ts.isIdentifier(p.name) && p.name.text === 'credentials');
+          if (fromSdk && !given) this.problems.push(`${this.where(node)}: says ${USER_CREDENTIALS_TAG} but makes ${node.expression.text} without credentials`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+  }
+
+  /** Subtypes: for each class or interface, the classes that implement or extend it (tests' doubles left out). */
+  collectSubtypes(): void {
+    for (const sf of this.program.getSourceFiles()) {
+      if (!this.inProject(sf) || this.rel(sf.fileName).startsWith('test/')) continue;
+      const visit = (node: ts.Node): void => {
+        if (ts.isClassLike(node)) {
+          this.classes.push(node);
+          for (const clause of node.heritageClauses ?? []) {
+            for (const type of clause.types) {
+              const base = this.symbolOf(type.expression);
+              if (base) this.subtypes.set(base, [...(this.subtypes.get(base) ?? []), node]);
+            }
           }
         }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(sf);
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
   }
-  // A class that fits an interface without saying `implements` is one of its adapters too.
-  const structural = new Map<ts.Symbol, ts.ClassLikeDeclaration[]>();
-  const fitting = (symbol: ts.Symbol): ts.ClassLikeDeclaration[] => {
+
+  /** A class that fits an interface without saying `implements` is one of its adapters too. */
+  fitting(symbol: ts.Symbol): ts.ClassLikeDeclaration[] {
     if (!(symbol.flags & ts.SymbolFlags.Interface)) return [];
-    let found = structural.get(symbol);
+    let found = this.structural.get(symbol);
     if (!found) {
-      const wanted = checker.getDeclaredTypeOfSymbol(symbol);
-      found = classes.filter((c) => {
-        const instance = c.name && checker.getSymbolAtLocation(c.name);
-        return instance && checker.isTypeAssignableTo(checker.getDeclaredTypeOfSymbol(instance), wanted);
+      const wanted = this.checker.getDeclaredTypeOfSymbol(symbol);
+      found = this.classes.filter((c) => {
+        const instance = c.name && this.checker.getSymbolAtLocation(c.name);
+        return instance && this.checker.isTypeAssignableTo(this.checker.getDeclaredTypeOfSymbol(instance), wanted);
       });
-      structural.set(symbol, found);
+      this.structural.set(symbol, found);
     }
     return found;
-  };
-  const allSubtypes = (symbol: ts.Symbol, seen = new Set<ts.Symbol>()): ts.ClassLikeDeclaration[] => {
+  }
+
+  allSubtypes(symbol: ts.Symbol, seen = new Set<ts.Symbol>()): ts.ClassLikeDeclaration[] {
     if (seen.has(symbol)) return [];
     seen.add(symbol);
-    const direct = [...new Set([...(subtypes.get(symbol) ?? []), ...fitting(symbol)])];
-    return [...direct, ...direct.flatMap((c) => (c.name ? allSubtypes(checker.getSymbolAtLocation(c.name)!, seen) : []))];
-  };
+    const direct = [...new Set([...(this.subtypes.get(symbol) ?? []), ...this.fitting(symbol)])];
+    return [...direct, ...direct.flatMap((c) => (c.name ? this.allSubtypes(this.checker.getSymbolAtLocation(c.name)!, seen) : []))];
+  }
 
-  function symbolOf(node: ts.Node): ts.Symbol | undefined {
-    let symbol = checker.getSymbolAtLocation(node);
-    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  symbolOf(node: ts.Node): ts.Symbol | undefined {
+    let symbol = this.checker.getSymbolAtLocation(node);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
     return symbol;
   }
   /** The declarations a name in a value position refers to (every member of a union for properties). */
-  function resolve(node: ts.Identifier | ts.PrivateIdentifier): Decl[] {
+  resolve(node: ts.Identifier | ts.PrivateIdentifier): Decl[] {
     const parent = node.parent;
     // `{ name }` names the property and the variable: the variable is what it runs.
     if (ts.isShorthandPropertyAssignment(parent) && parent.name === node) {
-      let value = checker.getShorthandAssignmentValueSymbol(parent);
-      if (value && value.flags & ts.SymbolFlags.Alias) value = checker.getAliasedSymbol(value);
+      let value = this.checker.getShorthandAssignmentValueSymbol(parent);
+      if (value && value.flags & ts.SymbolFlags.Alias) value = this.checker.getAliasedSymbol(value);
       return value?.declarations ?? [];
     }
-    const symbol = symbolOf(node);
+    const symbol = this.symbolOf(node);
     if (symbol?.declarations?.length) return symbol.declarations;
     if (ts.isPropertyAccessExpression(parent) && parent.name === node) {
-      const type = checker.getTypeAtLocation(parent.expression);
+      const type = this.checker.getTypeAtLocation(parent.expression);
       const parts = type.isUnion() ? type.types : [type];
-      return parts.flatMap((t) => checker.getPropertyOfType(checker.getApparentType(t), node.text)?.declarations ?? []);
+      return parts.flatMap((t) => this.checker.getPropertyOfType(this.checker.getApparentType(t), node.text)?.declarations ?? []);
     }
     return [];
   }
 
   /** What reaching a declaration runs or exposes: the nodes to walk. */
-  function bodiesOf(decl: Decl): ts.Node[] {
+  bodiesOf(decl: Decl): ts.Node[] {
     if (ts.isClassLike(decl)) {
       // Constructing runs the constructor, field initializers, static blocks and the base class's constructor.
       const parts: ts.Node[] = decl.members.filter(
@@ -257,42 +284,36 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
       // A member reached through a type reaches the same member of every class implementing or extending it.
       const container = decl.parent;
       const name = decl.name && (ts.isIdentifier(decl.name) || ts.isPrivateIdentifier(decl.name) || ts.isStringLiteral(decl.name)) ? decl.name.text : undefined;
-      const owner = ts.isClassLike(container) || ts.isInterfaceDeclaration(container) ? container.name && checker.getSymbolAtLocation(container.name) : undefined;
+      const owner = ts.isClassLike(container) || ts.isInterfaceDeclaration(container) ? container.name && this.checker.getSymbolAtLocation(container.name) : undefined;
       const overrides =
-        owner && name ? allSubtypes(owner).flatMap((c) => c.members.filter((m) => m.name && (ts.isIdentifier(m.name) || ts.isPrivateIdentifier(m.name)) && m.name.text === name)) : [];
+        owner && name ? this.allSubtypes(owner).flatMap((c) => c.members.filter((m) => m.name && (ts.isIdentifier(m.name) || ts.isPrivateIdentifier(m.name)) && m.name.text === name)) : [];
       return [decl, ...overrides.map((m) => m as ts.Node)];
     }
     return [decl];
   }
 
-  // The reference graph, built once per declaration: the declarations a walk of it names, and its requests.
-  interface NodeInfo {
-    edges: ts.Node[];
-    actions: Array<[string, string]>;
-  }
-  const info = new Map<ts.Node, NodeInfo>();
-  const unknownCommands = new Set<string>();
-  function infoOf(start: ts.Node): NodeInfo {
-    const known = info.get(start);
+  /** The reference graph, built once per declaration: the declarations a walk of it names, and its requests. */
+  infoOf(start: ts.Node): NodeInfo {
+    const known = this.info.get(start);
     if (known) return known;
     const out: NodeInfo = { edges: [], actions: [] };
-    info.set(start, out);
+    this.info.set(start, out);
     const sf = start.getSourceFile();
-    const userCredentials = userCredentialFiles.has(sf.fileName);
+    const userCredentials = this.userCredentialFiles.has(sf.fileName);
     const visit = (node: ts.Node): void => {
       if (ts.isTypeNode(node) && !ts.isExpressionWithTypeArguments(node)) return;
       if (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isImportDeclaration(node)) return;
       if (node !== start && (ts.isMethodDeclaration(node) || ts.isGetAccessor(node)) && ts.isClassLike(node.parent)) return; // reached by name
       if (ts.isIdentifier(node) || ts.isPrivateIdentifier(node)) {
-        for (const decl of resolve(node)) {
+        for (const decl of this.resolve(node)) {
           const file = decl.getSourceFile();
           const pkg = sdkPackage(file.fileName);
           if (pkg) {
             const actions = actionsOf(pkg, node.text) ?? aggregatedMethod(pkg, decl);
-            if (actions?.length === 0) unknownCommands.add(`${where(node)}: ${node.text} of @aws-sdk/${pkg} has no IAM action in scripts/ci/aws-calls.ts`);
-            if (actions && !userCredentials) for (const a of actions) out.actions.push([a, where(node)]);
-          } else if (inProject(file) && decl !== start) {
-            out.edges.push(...bodiesOf(decl));
+            if (actions?.length === 0) this.unknownCommands.add(`${this.where(node)}: ${node.text} of @aws-sdk/${pkg} has no IAM action in scripts/ci/aws-calls.ts`);
+            if (actions && !userCredentials) for (const a of actions) out.actions.push([a, this.where(node)]);
+          } else if (this.inProject(file) && decl !== start) {
+            out.edges.push(...this.bodiesOf(decl));
           }
         }
       }
@@ -303,27 +324,26 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
       for (const stmt of start.statements) if (ts.isExpressionStatement(stmt)) visit(stmt);
     } else visit(start);
     // The modules a reached file imports are loaded with it (their top-level code runs).
-    out.edges.push(...importsOf(sf));
+    out.edges.push(...this.importsOf(sf));
     return out;
   }
-  const importCache = new Map<ts.SourceFile, ts.SourceFile[]>();
-  function importsOf(sf: ts.SourceFile): ts.SourceFile[] {
-    const known = importCache.get(sf);
+  importsOf(sf: ts.SourceFile): ts.SourceFile[] {
+    const known = this.importCache.get(sf);
     if (known) return known;
     const found: ts.SourceFile[] = [];
     for (const stmt of sf.statements) {
       if (!(ts.isImportDeclaration(stmt) || ts.isExportDeclaration(stmt)) || !stmt.moduleSpecifier || !ts.isStringLiteral(stmt.moduleSpecifier)) continue;
       if (ts.isImportDeclaration(stmt) && stmt.importClause?.isTypeOnly) continue;
-      const target = ts.resolveModuleName(stmt.moduleSpecifier.text, sf.fileName, program.getCompilerOptions(), ts.sys).resolvedModule;
-      const file = target && program.getSourceFile(target.resolvedFileName);
-      if (file && inProject(file)) found.push(file);
+      const target = ts.resolveModuleName(stmt.moduleSpecifier.text, sf.fileName, this.program.getCompilerOptions(), ts.sys).resolvedModule;
+      const file = target && this.program.getSourceFile(target.resolvedFileName);
+      if (file && this.inProject(file)) found.push(file);
     }
-    importCache.set(sf, found);
+    this.importCache.set(sf, found);
     return found;
   }
 
   /** The named declarations from the handler down to `node`. */
-  function pathTo(node: ts.Node, from: Map<ts.Node, ts.Node | undefined>): string[] {
+  pathTo(node: ts.Node, from: Map<ts.Node, ts.Node | undefined>): string[] {
     const names: string[] = [];
     for (let at: ts.Node | undefined = node; at; at = from.get(at)) {
       const name = ts.isSourceFile(at) ? undefined : (at as ts.NamedDeclaration).name;
@@ -335,35 +355,49 @@ export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.j
     return names;
   }
 
+  /** The actions a function's handler can reach, each with the path to it; undefined (and a problem) when the handler is not found. */
+  actionsOf(entry: Entry): Map<string, string> | undefined {
+  const modulePath = moduleOf(entry.handler);
+  const exportName = entry.handler.slice(modulePath.length + 1);
+  const file = ['.ts', '.mts', '.cts', '.js'].map((ext) => this.program.getSourceFile(path.resolve(this.root, modulePath + ext))).find(Boolean);
+  const exported = file && this.checker.getSymbolAtLocation(file) && this.checker.getExportsOfModule(this.checker.getSymbolAtLocation(file)!).find((s) => s.name === exportName);
+  const start = exported && (exported.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(exported) : exported).declarations;
+  if (!file || !start?.length) {
+    this.problems.push(`${entry.id}: handler ${entry.handler} not found in the sources`);
+    return undefined;
+  }
+  // Breadth first, so the path kept for each action (shown when a role lacks it) is a short one.
+  const found = new Map<string, string>();
+  const from = new Map<ts.Node, ts.Node | undefined>();
+  const pending: ts.Node[] = [file, ...start.flatMap((d) => this.bodiesOf(d))];
+  for (const node of pending) from.set(node, undefined);
+  for (let i = 0; i < pending.length; i++) {
+    const node = pending[i]!;
+    const { edges, actions: calls } = this.infoOf(node);
+    for (const [action, at] of calls) if (!found.has(action)) found.set(action, [...this.pathTo(node, from), at].join(' → '));
+    for (const next of edges) {
+      if (from.has(next)) continue;
+      if (entry.modules && !entry.modules.has(this.rel(next.getSourceFile().fileName))) continue;
+      from.set(next, node);
+      pending.push(next);
+    }
+  }
+  return found;
+  }
+}
+
+export function deriveAwsCalls(root: string, entries: Entry[], tsconfig = path.join(root, 'tsconfig.json')): Derivation {
+  const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  if (!parsed) throw new Error(`cannot read ${tsconfig}`);
+  // The handlers' modules and what they import: nothing else can run in a function.
+  const rootNames = entries.flatMap((e) => ['.ts', '.mts', '.cts', '.js'].map((ext) => path.resolve(root, moduleOf(e.handler) + ext)).filter((f) => ts.sys.fileExists(f)));
+  const program = ts.createProgram({ rootNames, options: { ...parsed.options, noEmit: true } });
+  const graph = new CallGraph(root, program);
   const actions = new Map<string, Map<string, string>>();
   for (const entry of entries) {
-    const modulePath = moduleOf(entry.handler);
-    const exportName = entry.handler.slice(modulePath.length + 1);
-    const file = ['.ts', '.mts', '.cts', '.js'].map((ext) => program.getSourceFile(path.resolve(root, modulePath + ext))).find(Boolean);
-    const exported = file && checker.getSymbolAtLocation(file) && checker.getExportsOfModule(checker.getSymbolAtLocation(file)!).find((s) => s.name === exportName);
-    const start = exported && (exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported).declarations;
-    if (!file || !start?.length) {
-      problems.push(`${entry.id}: handler ${entry.handler} not found in the sources`);
-      continue;
-    }
-    // Breadth first, so the path kept for each action (shown when a role lacks it) is a short one.
-    const found = new Map<string, string>();
-    const from = new Map<ts.Node, ts.Node | undefined>();
-    const pending: ts.Node[] = [file, ...start.flatMap(bodiesOf)];
-    for (const node of pending) from.set(node, undefined);
-    for (let i = 0; i < pending.length; i++) {
-      const node = pending[i]!;
-      const { edges, actions: calls } = infoOf(node);
-      for (const [action, at] of calls) if (!found.has(action)) found.set(action, [...pathTo(node, from), at].join(' → '));
-      for (const next of edges) {
-        if (from.has(next)) continue;
-        if (entry.modules && !entry.modules.has(rel(next.getSourceFile().fileName))) continue;
-        from.set(next, node);
-        pending.push(next);
-      }
-    }
-    actions.set(entry.id, found);
+    const found = graph.actionsOf(entry);
+    if (found) actions.set(entry.id, found);
   }
-  problems.push(...unknownCommands);
+  const problems = [...graph.problems, ...graph.unknownCommands];
   return { actions, problems };
 }
