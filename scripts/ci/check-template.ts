@@ -110,6 +110,19 @@ const TASK_RUNNER = /^functions\/tasks\/[a-z-]+-step\.handler$/;
 const seconds = (value: Json, fallback: number) => (value === undefined ? fallback : Number(value));
 const mb = (bytes?: number) => (bytes === undefined ? '-' : (bytes / MB).toFixed(2));
 
+/** What the checks of one template share: its resources, by type, with the functions' triggers and the failures found. */
+interface Stack {
+  resources: Template['Resources'];
+  ofType: (type: string) => Array<[string, Template['Resources'][string]]>;
+  functionIds: Set<string>;
+  queueIds: Set<string>;
+  /** A function given as Ref/GetAtt, name or ARN. */
+  functionOf: (value: Json) => string | undefined;
+  timeoutOf: (fn: string) => number;
+  failures: string[];
+  triggers: Map<string, string[]>;
+}
+
 export async function checkTemplate(template: Template, artifactDir: string): Promise<TemplateReport> {
   const resources = template.Resources ?? {};
   const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -125,20 +138,27 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
     return [...functionIds].find((f) => resources[f]!.Properties?.FunctionName === name);
   };
   const timeoutOf = (fn: string) => seconds(resources[fn]!.Properties?.Timeout, 3);
+
+  const failures: string[] = [];
+  const triggers = new Map<string, string[]>([...functionIds].map((f) => [f, []]));
+  const t: Stack = { resources, ofType, functionIds, queueIds, functionOf, timeoutOf, failures, triggers };
+
+  const queueRows = checkQueues(t);
+  checkAsyncInvocations(t);
+  const httpFunctions = httpFunctionsOf(t);
+  checkStageSettings(t);
+  checkEngineBounds(t);
+  const rows = await checkArtifacts(t, httpFunctions, artifactDir);
+  return { failures, functions: rows, queues: [...queueRows.values()] };
+}
+
+/** Queue consumers: each queue's visibility timeout against its consumers' timeouts, and its dead-letter queue. */
+function checkQueues(t: Stack): Map<string, QueueRow> {
+  const { resources, ofType, queueIds, functionOf, timeoutOf, failures, triggers } = t;
   const redriveOf = (queue: string) => {
     const policy = resources[queue]!.Properties?.RedrivePolicy;
     return typeof policy === 'string' ? (JSON.parse(policy) as Json) : policy;
   };
-
-  const failures: string[] = [];
-  const triggers = new Map<string, string[]>([...functionIds].map((f) => [f, []]));
-  const asyncSources = new Map<string, string[]>();
-  const addAsync = (fn: string | undefined, source: string) => {
-    if (!fn) return;
-    triggers.get(fn)!.push(`async:${source}`);
-    asyncSources.set(fn, [...(asyncSources.get(fn) ?? []), source]);
-  };
-
   // Queue consumers.
   const queueRows = new Map<string, QueueRow>();
   const deadLetterQueues = new Set<string>();
@@ -184,7 +204,18 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
       failures.push(`${row.id}: RedrivePolicy maxReceiveCount ${row.maxReceiveCount} is below ${LIMITS.minMaxReceiveCount}`);
     }
   }
+  return queueRows;
+}
 
+/** Asynchronous invocations and their failure paths. */
+function checkAsyncInvocations(t: Stack): void {
+  const { resources, ofType, functionOf, failures, triggers } = t;
+  const asyncSources = new Map<string, string[]>();
+  const addAsync = (fn: string | undefined, source: string) => {
+    if (!fn) return;
+    triggers.get(fn)!.push(`async:${source}`);
+    asyncSources.set(fn, [...(asyncSources.get(fn) ?? []), source]);
+  };
   // Asynchronous invocations and their failure paths.
   for (const [id, rule] of ofType('AWS::Events::Rule')) {
     const kind = rule.Properties?.ScheduleExpression ? 'schedule' : 'EventBridge rule';
@@ -214,7 +245,11 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
         `(an EventInvokeConfig with DestinationConfig.OnFailure, or a DeadLetterConfig)`,
     );
   }
+}
 
+/** The HTTP functions (behind an API Gateway integration). */
+function httpFunctionsOf(t: Stack): Set<string> {
+  const { ofType, functionOf, triggers } = t;
   // HTTP functions.
   const httpFunctions = new Set<string>();
   for (const [, integration] of ofType('AWS::ApiGatewayV2::Integration')) {
@@ -222,6 +257,12 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
     if (fn) httpFunctions.add(fn);
   }
   for (const fn of httpFunctions) triggers.get(fn)!.push('http');
+  return httpFunctions;
+}
+
+/** Settings that decide how a deployed stage behaves. */
+function checkStageSettings(t: Stack): void {
+  const { resources, ofType, functionIds, functionOf, timeoutOf, failures, triggers } = t;
   // A browser sends these headers only if the HTTP API's CORS preflight allows them: the GraphQL CSRF
   // headers a client adds to a POST, and Google's field-mask header.
   for (const [id, api] of ofType('AWS::ApiGatewayV2::Api')) {
@@ -231,7 +272,6 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
       if (!allowed.includes(header.toLowerCase())) failures.push(`${id}: CORS AllowHeaders lacks ${header}, which browser clients send`);
     }
   }
-
   // Settings that decide how a deployed stage behaves.
   const integrations = new Map(ofType('AWS::ApiGatewayV2::Integration').map(([id, i]) => [id, functionOf(i.Properties?.IntegrationUri)]));
   const googleFunctions = new Set<string>();
@@ -253,7 +293,11 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
       failures.push(`${fn}: TASK_MAX_SECONDS ${String(max)} is not below its Timeout ${timeoutOf(fn)}: a task would be killed with its function`);
     }
   }
+}
 
+/** The bounds of what a function processing files reads and writes, against its /tmp and its engine function's. */
+function checkEngineBounds(t: Stack): void {
+  const { resources, functionIds, failures } = t;
   for (const fn of functionIds) {
     const props = resources[fn]!.Properties ?? {};
     const env = props.Environment?.Variables ?? {};
@@ -288,7 +332,11 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
       );
     }
   }
+}
 
+/** Artifacts: each function's zip (size, native binaries, handler bundle and its source maps). */
+async function checkArtifacts(t: Stack, httpFunctions: Set<string>, artifactDir: string): Promise<FunctionRow[]> {
+  const { resources, functionIds, timeoutOf, failures, triggers } = t;
   // Artifacts.
   const rows: FunctionRow[] = [];
   for (const fn of functionIds) {
@@ -344,7 +392,7 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
       }
     }
   }
-  return { failures, functions: rows, queues: [...queueRows.values()] };
+  return rows;
 }
 
 export function table(header: string[], rows: string[][]): string {
