@@ -109,68 +109,13 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     return;
   }
 
-  const nowSeconds = Math.floor(Date.now() / 1000);
-  if (task.status === 'processing' && (task.leaseUntil ?? 0) > nowSeconds) {
-    // Another run holds the task: look again when its lease would have run out.
-    const delay = Math.min(900, task.leaseUntil! - nowSeconds + 1);
-    log.info('task held by another run, looking again later', { delaySeconds: delay });
-    await deps.requeue(task, delay);
-    return;
-  }
-  const claimed = await store.claim(task, leaseSeconds);
-  if (!claimed) {
-    log.info('task claimed by another run');
-    return;
-  }
-  const attempt = claimed.attempt ?? 1;
-  // What the claim sets off (its announcement, the job becoming processing from its first task's start)
-  // goes on beside the reading of the inputs and the work, and is awaited before the run ends: the
-  // task's end is announced after its start, and a task ends only once its job is processing (which
-  // lets the scheduler skip re-reading the job while the job has work left, see Scheduler.afterEnd).
-  // The inputs are read once, for their files and to know whether the job is processing already.
-  const inputsRead = store.getTasks(claimed.dependsOn);
-  inputsRead.catch(() => {});
-  const claimWork = Promise.all([
-    deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err })),
-    claimed.jobId ? inputsRead.then((inputs) => (jobProcessingAfter(claimed, inputs) ? undefined : scheduler.jobStarted(claimed.jobId!, claimed.startedAt ?? new Date().toISOString()))) : undefined,
-  ]);
-  // Observed here so that a failure is not reported as unhandled while the run goes on; awaited below.
-  claimWork.catch(() => {});
+  const run = await claimTask(task, deps, leaseSeconds, log);
+  if (!run) return;
+  const { claimed, attempt, inputsRead, claimWork } = run;
 
-  const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
-  const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();
-  const invocationMs = deps.deadlineMs === undefined ? Infinity : deps.deadlineMs - DEADLINE_MARGIN_MS - Date.now();
   const controller = new AbortController();
-  let stopReason: 'timeout' | 'lost' | undefined;
-  const timer = setTimeout(() => {
-    stopReason = 'timeout';
-    const message =
-      remainingMs <= invocationMs
-        ? `The task timed out after ${claimed.timeoutSeconds} seconds.`
-        : `The task timed out: it did not finish within the ${Math.round((Date.now() - startedMs) / 1000)} seconds its step could run.`;
-    controller.abort(new TaskFailure('TIMEOUT', message));
-  }, Math.max(0, Math.min(remainingMs, invocationMs)));
-  const heartbeat = setInterval(() => {
-    store
-      .heartbeat(claimed.id, attempt, leaseSeconds)
-      .then((owned) => {
-        if (!owned && !controller.signal.aborted) {
-          stopReason = 'lost';
-          controller.abort(new TaskFailure('CANCELLED', 'The task was cancelled.'));
-        }
-      })
-      .catch((err: unknown) => log.warn('lease renewal failed', { error: err }));
-  }, (leaseSeconds * 1000) / 3);
-  // The task's percent while it runs: throttled, conditional on this run, stopped before the run ends.
-  const progress = progressWriter({
-    log,
-    write: async (percent) => {
-      const written = await store.progress(claimed.id, attempt, percent);
-      if (!written) return false;
-      await deps.onTaskUpdated?.(written).catch((err: unknown) => log.warn('task update hook failed', { error: err }));
-      return true;
-    },
-  });
+  const watch = watchRun(claimed, attempt, leaseSeconds, controller, deps, log);
+  const { progress } = watch;
 
   try {
     const implementation = deps.implementations[claimed.operation];
@@ -237,6 +182,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     // The start's announcement goes before the end's. A failed job write does not matter here: a task
     // that fails is followed by a full refresh of its job, one that is retried writes it again.
     await claimWork.catch(() => {});
+    const { stopReason } = watch;
     let err = caught;
     if (err instanceof RunElsewhere && stopReason === undefined) {
       const hops = deps.hops ?? 0;
@@ -267,11 +213,98 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
     await store.release(claimed.id, attempt).catch(() => {});
     throw redactError(err, secrets);
   } finally {
-    clearTimeout(timer);
-    clearInterval(heartbeat);
+    watch.stop();
     void progress.stop();
     await claimWork.catch(() => {});
   }
+}
+
+/**
+ * Claims the task for this run, or leaves it: held by another run (looked at again when its lease runs
+ * out) or claimed by one meanwhile. Starts what the claim sets off.
+ */
+async function claimTask(task: TaskRecord, deps: RunnerDeps, leaseSeconds: number, log: Logger) {
+  const { store, scheduler } = deps;
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  if (task.status === 'processing' && (task.leaseUntil ?? 0) > nowSeconds) {
+    // Another run holds the task: look again when its lease would have run out.
+    const delay = Math.min(900, task.leaseUntil! - nowSeconds + 1);
+    log.info('task held by another run, looking again later', { delaySeconds: delay });
+    await deps.requeue(task, delay);
+    return;
+  }
+  const claimed = await store.claim(task, leaseSeconds);
+  if (!claimed) {
+    log.info('task claimed by another run');
+    return;
+  }
+  const attempt = claimed.attempt ?? 1;
+  // What the claim sets off (its announcement, the job becoming processing from its first task's start)
+  // goes on beside the reading of the inputs and the work, and is awaited before the run ends: the
+  // task's end is announced after its start, and a task ends only once its job is processing (which
+  // lets the scheduler skip re-reading the job while the job has work left, see Scheduler.afterEnd).
+  // The inputs are read once, for their files and to know whether the job is processing already.
+  const inputsRead = store.getTasks(claimed.dependsOn);
+  inputsRead.catch(() => {});
+  const claimWork = Promise.all([
+    deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err })),
+    claimed.jobId ? inputsRead.then((inputs) => (jobProcessingAfter(claimed, inputs) ? undefined : scheduler.jobStarted(claimed.jobId!, claimed.startedAt ?? new Date().toISOString()))) : undefined,
+  ]);
+  // Observed here so that a failure is not reported as unhandled while the run goes on; awaited below.
+  claimWork.catch(() => {});
+  return { claimed, attempt, inputsRead, claimWork };
+}
+
+/**
+ * What watches a claimed run: its timeout (the task's, or the invocation's when that ends first), the
+ * lease renewed every third of its length (a lost lease stops the run), and the task's progress.
+ */
+function watchRun(claimed: TaskRecord, attempt: number, leaseSeconds: number, controller: AbortController, deps: RunnerDeps, log: Logger) {
+  const { store } = deps;
+  const startedMs = Date.parse(claimed.startedAt ?? new Date().toISOString());
+  const remainingMs = startedMs + claimed.timeoutSeconds * 1000 - Date.now();
+  const invocationMs = deps.deadlineMs === undefined ? Infinity : deps.deadlineMs - DEADLINE_MARGIN_MS - Date.now();
+  let stopReason: 'timeout' | 'lost' | undefined;
+  const timer = setTimeout(() => {
+    stopReason = 'timeout';
+    const message =
+      remainingMs <= invocationMs
+        ? `The task timed out after ${claimed.timeoutSeconds} seconds.`
+        : `The task timed out: it did not finish within the ${Math.round((Date.now() - startedMs) / 1000)} seconds its step could run.`;
+    controller.abort(new TaskFailure('TIMEOUT', message));
+  }, Math.max(0, Math.min(remainingMs, invocationMs)));
+  const heartbeat = setInterval(() => {
+    store
+      .heartbeat(claimed.id, attempt, leaseSeconds)
+      .then((owned) => {
+        if (!owned && !controller.signal.aborted) {
+          stopReason = 'lost';
+          controller.abort(new TaskFailure('CANCELLED', 'The task was cancelled.'));
+        }
+      })
+      .catch((err: unknown) => log.warn('lease renewal failed', { error: err }));
+  }, (leaseSeconds * 1000) / 3);
+  // The task's percent while it runs: throttled, conditional on this run, stopped before the run ends.
+  const progress = progressWriter({
+    log,
+    write: async (percent) => {
+      const written = await store.progress(claimed.id, attempt, percent);
+      if (!written) return false;
+      await deps.onTaskUpdated?.(written).catch((err: unknown) => log.warn('task update hook failed', { error: err }));
+      return true;
+    },
+  });
+  return {
+    progress,
+    /** Why the run was stopped from outside, if it was. */
+    get stopReason() {
+      return stopReason;
+    },
+    stop() {
+      clearTimeout(timer);
+      clearInterval(heartbeat);
+    },
+  };
 }
 
 /** Rejects as soon as the signal aborts, whatever the work is doing. */
