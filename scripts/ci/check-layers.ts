@@ -35,7 +35,8 @@ export interface LayerReport {
   violations: string[];
 }
 
-function sourceFiles(root: string, dir: string, out: string[] = []): string[] {
+/** The source files under `dir` (relative to `root`), of the given extensions; declaration files left out. */
+export function sourceFiles(root: string, dir: string, out: string[] = [], pattern = /\.(ts|cts|mts)$/): string[] {
   let entries: string[];
   try {
     entries = readdirSync(path.join(root, dir));
@@ -45,8 +46,8 @@ function sourceFiles(root: string, dir: string, out: string[] = []): string[] {
   for (const name of entries) {
     const rel = `${dir}/${name}`;
     if (name === 'node_modules' || name.startsWith('.')) continue;
-    if (statSync(path.join(root, rel)).isDirectory()) sourceFiles(root, rel, out);
-    else if (/\.(ts|cts|mts)$/.test(name) && !name.endsWith('.d.ts')) out.push(rel);
+    if (statSync(path.join(root, rel)).isDirectory()) sourceFiles(root, rel, out, pattern);
+    else if (pattern.test(name) && !name.endsWith('.d.ts')) out.push(rel);
   }
   return out;
 }
