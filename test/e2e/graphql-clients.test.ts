@@ -14,7 +14,7 @@ import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { GraphQLClient } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { creatureCatalog } from '#lib/graphql/creatures/catalog.js';
-import { startPlatform } from '../../local/platform.js';
+import { startEmulator } from '../../local/emulator.js';
 import { e2eOutput } from '../support/platform-output.js';
 
 let endpoint: string;
@@ -27,7 +27,7 @@ beforeAll(async () => {
     return;
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'graphql-clients-e2e-'));
-  const platform = await startPlatform({ dataDir, dispatch: false, output: e2eOutput });
+  const platform = await startEmulator({ dataDir, dispatch: false, output: e2eOutput });
   cleanups.push(async () => {
     await platform.stop();
     rmSync(dataDir, { recursive: true, force: true });

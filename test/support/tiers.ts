@@ -25,7 +25,7 @@ const FORBIDDEN: Array<{ match: (spec: string) => boolean; why: string }> = [
   { match: (s) => /(^|\/)scripts\/ci\/aws-calls(\.js)?$/.test(s), why: 'compiles the whole service (test/bundles)' },
   { match: (s) => /^(node:)?(child_process|worker_threads|cluster)$/.test(s), why: 'spawns processes (test/integration)' },
   { match: (s) => ['dynalite', 's3rver', 'serverless-offline', 'ssh2', 'azurite'].includes(s), why: 'starts a backend (test/integration)' },
-  { match: (s) => /(^|\/)local\/platform(\.js)?$/.test(s), why: 'starts the platform (test/e2e)' },
+  { match: (s) => /(^|\/)local\/(emulator|offline|backends)(\.js)?$/.test(s), why: 'starts the local emulator or its backends (test/e2e)' },
 ];
 
 /** Helpers of test/ the fast tier may import: they start nothing and spawn nothing. */

@@ -25,13 +25,13 @@ describe('the test tiers', () => {
         'test/unit/bundle.test.ts': `import { build } from 'esbuild';\n${quiet}`,
         'test/unit/zip.test.ts': `import { ZipArchive } from 'archiver';\n${quiet}`,
         'test/unit/spawn.test.ts': `import { spawn } from 'node:child_process';\n${quiet}`,
-        'test/unit/later.test.ts': later('../../local/platform.js'),
+        'test/unit/later.test.ts': later('../../local/emulator.js'),
         'test/unit/roles.test.ts': `import { deriveAwsCalls } from '../../scripts/ci/aws-calls.js';\n${quiet}`,
       }),
     );
     expect(problems.sort()).toEqual([
       'test/unit/bundle.test.ts imports esbuild: builds bundles (test/bundles)',
-      'test/unit/later.test.ts imports ../../local/platform.js: starts the platform (test/e2e)',
+      'test/unit/later.test.ts imports ../../local/emulator.js: starts the local emulator or its backends (test/e2e)',
       'test/unit/roles.test.ts imports ../../scripts/ci/aws-calls.js: compiles the whole service (test/bundles)',
       'test/unit/spawn.test.ts imports node:child_process: spawns processes (test/integration)',
       'test/unit/zip.test.ts imports archiver: writes archives (test/bundles)',
