@@ -266,6 +266,7 @@ function checkStageSettings(t: Stack): void {
   // A browser sends these headers only if the HTTP API's CORS preflight allows them: the GraphQL CSRF
   // headers a client adds to a POST, and Google's field-mask header.
   for (const [id, api] of ofType('AWS::ApiGatewayV2::Api')) {
+    if (api.Properties?.ProtocolType !== 'HTTP') continue;
     const allowed: string[] = (api.Properties?.CorsConfiguration?.AllowHeaders ?? []).map((h: string) => h.toLowerCase());
     if (allowed.includes('*')) continue;
     for (const header of [...CORS_HEADERS_NEEDED, ...CSRF_HEADERS]) {

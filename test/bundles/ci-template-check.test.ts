@@ -103,8 +103,9 @@ describe('check-template', () => {
     const t = goodTemplate();
     t.Resources.HttpApi = {
       Type: 'AWS::ApiGatewayV2::Api',
-      Properties: { CorsConfiguration: { AllowHeaders: ['Authorization', 'Content-Type', 'X-GraphQL-Yoga-CSRF', 'X-Goog-FieldMask'] } },
+      Properties: { ProtocolType: 'HTTP', CorsConfiguration: { AllowHeaders: ['Authorization', 'Content-Type', 'X-GraphQL-Yoga-CSRF', 'X-Goog-FieldMask'] } },
     };
+    t.Resources.SocketsApi = { Type: 'AWS::ApiGatewayV2::Api', Properties: { ProtocolType: 'WEBSOCKET' } };
     expect((await checkTemplate(t, dir)).failures).toEqual(['HttpApi: CORS AllowHeaders lacks apollo-require-preflight, which browser clients send']);
     t.Resources.HttpApi.Properties.CorsConfiguration.AllowHeaders.push('Apollo-Require-Preflight');
     expect((await checkTemplate(t, dir)).failures).toEqual([]);
