@@ -82,7 +82,7 @@ describe('the role check on the packaged template', () => {
     state.Action = state.Action.filter((a: string) => a !== 'dynamodb:DeleteItem');
     const { failures } = run(template, code);
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatch(/^socketDisconnect: role lacks dynamodb:DeleteItem, which it needs \(handler → .*DynamoStateStore\.delete → lib\/state\/dynamodb\.ts:\d+\)$/);
+    expect(failures[0]).toMatch(/^socketDisconnect: role lacks dynamodb:DeleteItem, which it needs \(handler → .*DynamoStateStore\.delete → lib\/adapters\/state\/dynamodb\.ts:\d+\)$/);
   });
 
   it('fails when the code calls more than the role grants (a new call in the code)', () => {
