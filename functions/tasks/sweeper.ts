@@ -5,12 +5,16 @@ import { queueClient } from '#lib/wiring/queue.js';
 import { taskScheduler, taskStore } from '#lib/wiring/tasks.js';
 import { sweep } from '#lib/file-api/tasks/sweeper.js';
 
-export async function handler() {
+/** Left for sending what the sweep gathered before the function's timeout. */
+const MARGIN_MS = 15_000;
+
+export async function handler(_event?: unknown, context?: { getRemainingTimeInMillis(): number }) {
   return sweep({
     store: taskStore(),
     scheduler: taskScheduler(),
     queue: queueClient(),
     log: rootLogger().child({ function: 'sweeper' }),
     graceSeconds: Math.max(30, 3 * config().STEP_LEASE_SECONDS),
+    stopAt: context ? Date.now() + context.getRemainingTimeInMillis() - MARGIN_MS : undefined,
   });
 }

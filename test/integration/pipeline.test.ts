@@ -3,7 +3,7 @@
  * object storage (s3rver): duplicate deliveries, parents finishing together, a crashed consumer,
  * cancellation and timeouts. The queue is a recording stand-in: these tests deliver by hand.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '#lib/kernel/log.js';
 import { archive, exportUrl, importStaged, untilAborted } from '../support/operations.js';
 import { TaskFailure, type Implementation } from '#lib/file-api/operations/framework/types.js';
@@ -223,6 +223,28 @@ describe('the pipeline under at-least-once delivery', () => {
     expect(queue.take('import').map((m) => m.message.taskId).sort()).toEqual([lost.id, forgotten.id].sort());
     // An ended task leaves the index: the next sweep does not see it again.
     expect((await sweep({ store, scheduler, queue, log, graceSeconds: 60 })).timedOut).toBe(0);
+  });
+
+  it('sweeps in batches of ten a queue, and a sweep that reaches its deadline leaves the rest to the next one', async () => {
+    const spec = (await import('#lib/file-api/operations/index.js')).operationDefinition('import/raw')!;
+    const tasks = [];
+    for (let i = 0; i < 12; i++) tasks.push(await service.createTask(1, spec, { operation: 'import/raw', file: 'x', filename: `f${i}.txt` }, []));
+    queue.take('import');
+    const hourAgo = new Date(Date.now() - 3600_000).toISOString();
+    for (const t of tasks) await state.store.update({ pk: `task#${t.id}`, sk: 'task' }, { set: { queuedAt: hourAgo, gsi2sk: watchAt(Date.parse(hourAgo) / 1000) } });
+
+    // Its deadline already passed: it sends nothing, and every task stays in the index.
+    expect(await sweep({ store, scheduler, queue, log, graceSeconds: 60, stopAt: Date.now() - 1 })).toEqual({ timedOut: 0, requeued: 0 });
+    expect(queue.take('import')).toEqual([]);
+
+    // The next one sends them all (with any task an earlier test left under way), ten to a request.
+    const batches = vi.spyOn(queue, 'sendMany');
+    const { requeued } = await sweep({ store, scheduler, queue, log, graceSeconds: 60 });
+    expect(requeued).toBeGreaterThanOrEqual(12);
+    const sizes = batches.mock.calls.map(([name, messages]) => [name, messages.length]);
+    expect(sizes).toEqual([...Array(Math.floor(requeued / 10)).fill(['import', 10]), ...(requeued % 10 ? [['import', requeued % 10]] : [])]);
+    expect(queue.take('import').map((m) => m.message.taskId)).toEqual(expect.arrayContaining(tasks.map((t) => t.id)));
+    batches.mockRestore();
   });
 
   it('deletes expired jobs and tasks with their files where the backends have no TTL (local platform)', async () => {
