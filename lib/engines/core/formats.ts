@@ -1,4 +1,5 @@
 /** File formats by name (the extension, lower-case): aliases, groups, MIME types, detection. */
+import { DEFAULT_CONTENT_TYPE, typeOfExtension } from '../../adapters/user-storage/mime.js';
 
 const ALIASES: Record<string, string> = {
   jpeg: 'jpg',
@@ -38,42 +39,8 @@ const GROUPS: Record<string, string> = {
 /** `image`, `document`, `video`, `audio`, or `other` (discovery's `meta.group`). */
 export const formatGroup = (format: string | null): string => (format ? (GROUPS[normalizeFormat(format)] ?? 'other') : 'other');
 
-const MIME: Record<string, string> = {
-  jpg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-  avif: 'image/avif',
-  tiff: 'image/tiff',
-  gif: 'image/gif',
-  svg: 'image/svg+xml',
-  pdf: 'application/pdf',
-  html: 'text/html',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  rtf: 'application/rtf',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  doc: 'application/msword',
-  odt: 'application/vnd.oasis.opendocument.text',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  xls: 'application/vnd.ms-excel',
-  ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  ppt: 'application/vnd.ms-powerpoint',
-  odp: 'application/vnd.oasis.opendocument.presentation',
-  mp4: 'video/mp4',
-  webm: 'video/webm',
-  mov: 'video/quicktime',
-  mkv: 'video/x-matroska',
-  avi: 'video/x-msvideo',
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  ogg: 'audio/ogg',
-  m4a: 'audio/mp4',
-  flac: 'audio/flac',
-  opus: 'audio/opus',
-};
-
-export const mimeType = (format: string): string => MIME[normalizeFormat(format)] ?? 'application/octet-stream';
+/** A format's content type, from the one extension table (lib/adapters/user-storage/mime.ts). */
+export const mimeType = (format: string): string => typeOfExtension(`x.${normalizeFormat(format)}`) ?? DEFAULT_CONTENT_TYPE;
 
 /** The format a file name says it has (its extension), if any. */
 export function formatOfFilename(filename: string): string | undefined {

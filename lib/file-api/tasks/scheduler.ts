@@ -46,9 +46,14 @@ export class Scheduler {
    * harmless, the consumer's claim is conditional).
    */
   async enqueue(task: TaskRecord, again = false, inputs?: TaskRecord[]): Promise<void> {
-    if (!(await this.deps.store.markQueued(task.id)) && !again) return;
-    const message: StepMessage = { taskId: task.id };
-    await this.deps.queue.send(await this.queueOf(task, inputs), message);
+    const queue = await this.markQueued(task, again, inputs);
+    if (queue) await this.deps.queue.send(queue, { taskId: task.id } satisfies StepMessage);
+  }
+
+  /** Marks the task queued and names the queue its message goes to; none when it was queued already (unless `again`). For callers that send in batches. */
+  async markQueued(task: TaskRecord, again = false, inputs?: TaskRecord[]): Promise<QueueName | undefined> {
+    if (!(await this.deps.store.markQueued(task.id)) && !again) return undefined;
+    return this.queueOf(task, inputs);
   }
 
   /** The queue that runs the task's step: for the process step, its engine family's (from `inputs` when the caller has them). */

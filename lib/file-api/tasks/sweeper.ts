@@ -72,9 +72,7 @@ export async function sweep(deps: SweepDeps, now = Date.now()): Promise<{ timedO
         await requeue(await deps.scheduler.queueOf(task), task.id);
       }
     } else if (task.status === 'waiting') {
-      // As Scheduler.enqueue(task, again): marked queued, then sent whatever the mark said.
-      await deps.store.markQueued(task.id);
-      await requeue(await deps.scheduler.queueOf(task), task.id);
+      await requeue((await deps.scheduler.markQueued(task, true))!, task.id);
     }
   }
   for (const queue of [...gathered.keys()]) await flush(queue);
