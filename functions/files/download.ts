@@ -3,7 +3,7 @@
  * credential (no API key): its signature must be the service's own and unexpired, the export task must
  * still exist and be finished, and the file one of its results. The answer is a 302 to a storage URL
  * valid a few minutes, signed with this function's current credentials, carrying the file name (and
- * `inline`, never for HTML or SVG) as Content-Disposition and the file's type (lib/files/content-type.ts).
+ * `inline`, never for HTML or SVG) as Content-Disposition and the file's type (lib/file-api/operations/framework/content-type.ts).
  * 403 for a bad or expired signature, 404 once the task or file is gone.
  */
 import { forbidden, notFound } from '#lib/kernel/errors.js';

@@ -90,7 +90,7 @@ export async function handler(event: EventBridgeEvent<'Object Created', ObjectCr
       return;
     }
   }
-  // The form stores the file untyped: its type (lib/files/content-type.ts) is given to the copy, from
+  // The form stores the file untyped: its type (lib/file-api/operations/framework/content-type.ts) is given to the copy, from
   // the name, or where that says nothing from the first bytes (a ranged read, not the whole file).
   const head = typeOfName(filename) || !stored.size ? undefined : Buffer.concat(await (await files.get(key, { firstBytes: SNIFF_BYTES })).body.toArray());
   const copied = await files.copy(key, outputKey(taskId, filename), { contentType: fileType(filename, head) });

@@ -1,5 +1,5 @@
 /**
- * The content type of a task file (lib/files/content-type.ts): the name first, else the content's
+ * The content type of a task file (lib/file-api/operations/framework/content-type.ts): the name first, else the content's
  * signature, else what the source declared; never served inline when a browser would run it; and
  * the first bytes of a stream looked at without losing any.
  */

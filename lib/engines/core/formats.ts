@@ -80,7 +80,7 @@ const isMpegAudioFrame = (head: Uint8Array): boolean =>
 
 /**
  * The format from a file's first bytes (`SNIFF_BYTES` are enough), for files named without an
- * extension: the engines' input format, and the content type a download is given (lib/files/content-type.ts).
+ * extension: the engines' input format, and the content type a download is given (lib/file-api/operations/framework/content-type.ts).
  */
 export function sniffFormat(head: Buffer): string | undefined {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);

@@ -73,7 +73,7 @@ export async function serveEngineRequest(raw: unknown, deps: { implementations: 
     if (bytes.size > req.upload.maxBytes) {
       throw new TaskFailure('OUTPUT_TOO_LARGE', `${name} has ${bytes.size} bytes; a task may write up to ${req.upload.maxBytes} (TASK_MAX_OUTPUT_BYTES).`);
     }
-    // The type by the one rule (lib/files/content-type.ts), as the runner's save stores it.
+    // The type by the one rule (lib/file-api/operations/framework/content-type.ts), as the runner's save stores it.
     const { body: stream, contentType } = await typedStream(name, bytes.stream, opts.contentType);
     const md5 = createHash('md5');
     const metered = stream.pipe(new Transform({ transform: (chunk: Buffer, _enc, done) => (md5.update(chunk), done(null, chunk)) }));

@@ -150,7 +150,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
           const md5 = createHash('md5').update(bytes).digest('hex');
           return { filename: name, size: bytes.length, md5, ...(dir ? { dir } : {}) } satisfies FileEntry;
         }
-        // The type is stored with the file (lib/files/content-type.ts): a name that says nothing has the first bytes looked at.
+        // The type is stored with the file (lib/file-api/operations/framework/content-type.ts): a name that says nothing has the first bytes looked at.
         const { body: stream, contentType } = await typedStream(name, body as Readable, opts.contentType);
         const m = meter(opts.size, opts.progress);
         stream.on('error', (err) => m.stream.destroy(err));
