@@ -18,6 +18,9 @@ import { INLINE_BODY_BYTES } from '../../lib/file-api/webhooks/events.js';
 import { MAX_FRAME_BYTES } from '../../lib/file-api/events/protocol.js';
 import { GRAPHQL_LIMITS } from '../../lib/graphql/creatures/yoga.js';
 import { RECORDED_GRAPHQL_RPS } from '../../bench/goals.js';
+import { MAX_FILTER_LENGTH, MAX_FILTER_WILDCARDS } from '../../lib/google/filter.js';
+import { MAX_JSON_DEPTH } from '../../lib/http/middleware/json-body.js';
+import { MAX_SANDBOX_FILES } from '../../lib/file-api/sandbox/files.js';
 import { pagesUnder } from '../../scripts/ci/check-doc-figures.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -25,9 +28,13 @@ const read = (rel: string): string => readFileSync(path.join(ROOT, rel), 'utf8')
 const pages = pagesUnder(ROOT).filter((p) => !p.startsWith('docs/_pending/'));
 
 const REQUIRED = { STATE_TABLE: 't', FILES_BUCKET: 'b', IMPORT_QUEUE: 'i', PROCESS_QUEUE: 'p', EXPORT_QUEUE: 'e', OPERATIONS_QUEUE: 'o', WEBHOOKS_QUEUE: 'w' };
-const DEFAULTS = parseConfig(REQUIRED) as unknown as Record<string, unknown>;
+/** The local platform's own settings (ports), read from scripts/start.ts's text: importing it would start the platform. */
+const LOCAL_DEFAULTS = Object.fromEntries(
+  [...read('scripts/start.ts').matchAll(/fixed\('([A-Z0-9_]+)', (\d+)\)|process\.env\.([A-Z0-9_]+) \?\? (\d+)\)/g)].map((m) => [m[1] ?? m[3]!, Number(m[2] ?? m[4])]),
+);
+const DEFAULTS = { ...LOCAL_DEFAULTS, ...(parseConfig(REQUIRED) as unknown as Record<string, unknown>) };
 const CONFIG_SOURCE = read('lib/kernel/config.ts');
-/** Whether lib/kernel/config.ts reads the setting (optional ones are absent from the parsed defaults). */
+/** Whether lib/kernel/config.ts or the local platform reads the setting (optional ones are absent from the parsed defaults). */
 const isSetting = (name: string) => name in DEFAULTS || new RegExp(`^\\s+${name}:`, 'm').test(CONFIG_SOURCE);
 
 const UNITS: Record<string, number> = { GiB: 2 ** 30, MiB: 2 ** 20, KiB: 2 ** 10, GB: 1e9, MB: 1e6, KB: 1e3, M: 1e6, k: 1e3 };
@@ -51,7 +58,7 @@ export function settingTables(page: string, text: string, defaults: Record<strin
   const out: SettingFigures = { checked: [], wrong: [] };
   for (const m of text.matchAll(/^\| ((?:`[A-Z][A-Z0-9_]+`(?:, )?)+) \| ([^|\n]+) \|/gm)) {
     const names = [...m[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((n) => n[1]!);
-    if (!names.every(isSetting)) continue; // the local platform's own settings (ports, data folder) live in scripts/start.ts
+    if (!names.every(isSetting)) continue; // described, not a value (the data folder, the development key)
     const cell = m[2]!.replace(/\([^)]*\)/g, '').trim();
     const compare = (name: string, said: string, ok: boolean) => (ok ? out.checked : out.wrong).push(`${page}: ${name} = ${said} (config.ts: ${JSON.stringify(defaults[name])})`);
     const code = /^`([^`]+)`$/.exec(cell);
@@ -97,6 +104,7 @@ interface Claim {
 }
 
 export const CLAIMS: Record<string, Claim> = {
+  "the README's local address (scripts/start.ts, PORT)": { page: 'README.md', pattern: /the whole platform on http:\/\/localhost:(\d+)/, truth: () => [LOCAL_DEFAULTS.PORT!] },
   'retry delays (lib/adapters/queue/consumer.ts backoff)': {
     page: 'docs/using/file-api.md',
     pattern: /come again after (\d+) s, (\d+) s, (\d+) s, (\d+) s/,
@@ -129,6 +137,22 @@ export const CLAIMS: Record<string, Claim> = {
     pattern: /the limit of a single operation \(([\d,]+)\).*? exceeds the limit of (\d+) for one request/,
     truth: () => [GRAPHQL_LIMITS.maxCost, GRAPHQL_LIMITS.maxCost],
   },
+  "the GraphQL batch's size (GRAPHQL_BATCH_LIMIT)": {
+    page: 'docs/using/graphql.md',
+    pattern: /At most `GRAPHQL_BATCH_LIMIT` operations \((\d+)\); more is refused whole with `413` "Batching is limited to (\d+) operations/,
+    truth: () => [DEFAULTS.GRAPHQL_BATCH_LIMIT as number, DEFAULTS.GRAPHQL_BATCH_LIMIT as number],
+  },
+  "the sockets' ping (SOCKET_PING_SECONDS, SOCKET_PING_TIMEOUT_SECONDS)": {
+    page: 'docs/using/events.md',
+    pattern: /announces a (\d+) s interval and (\d+) s timeout/,
+    truth: () => [DEFAULTS.SOCKET_PING_SECONDS as number, DEFAULTS.SOCKET_PING_TIMEOUT_SECONDS as number],
+  },
+  'request bounds (lib/http/middleware/json-body.ts, lib/google/filter.ts)': {
+    page: 'docs/security.md',
+    pattern: /and (\d+) levels deep; Google filters (\d+) characters and (\d+) `\*`/,
+    truth: () => [MAX_JSON_DEPTH, MAX_FILTER_LENGTH, MAX_FILTER_WILDCARDS],
+  },
+  "the sandbox's list (lib/file-api/sandbox/files.ts)": { page: 'docs/using/sandbox-and-regions.md', pattern: /A list holds at most (\d+) MD5s/, truth: () => [MAX_SANDBOX_FILES] },
   'the recorded GraphQL figure (bench/goals.ts)': {
     page: 'docs/contributing/benchmarks.md',
     pattern: /the figure recorded when the goal was set \((\d+) req\/s\)/,
@@ -146,6 +170,7 @@ describe('settings figures against lib/kernel/config.ts', () => {
     const tables = all.map(([t]) => t);
     expect(tables.flatMap((t) => t.wrong)).toEqual([]);
     expect(tables.flatMap((t) => t.checked).length, 'defaults compared').toBeGreaterThan(40);
+    expect(Object.keys(LOCAL_DEFAULTS).sort()).toEqual(['DYNAMODB_PORT', 'LAMBDA_PORT', 'PORT', 'S3_PORT', 'SQS_PORT', 'WEBSOCKET_PORT']);
   });
 
   it('every "`SETTING` (value)" of the prose is its default', () => {
