@@ -57,7 +57,9 @@ export async function packageFacts(dir = '.serverless'): Promise<PackageFacts> {
     const key: unknown = resource.Properties?.Code?.S3Key;
     const fn: FunctionFacts = { name: typeof key === 'string' ? path.posix.basename(key, '.zip') : functionName(id), image: typeof key !== 'string' };
     if (typeof key === 'string') {
-      const zip = await unzippedSize(path.join(dir, path.posix.basename(key)));
+      const zip = await unzippedSize(path.join(dir, path.posix.basename(key))).catch((e: Error) => {
+        throw new Error(`${fn.name}: its artifact ${path.posix.basename(key)} cannot be read in ${dir} (${e.message})`);
+      });
       Object.assign(fn, { zipped: zip.zipped, unzipped: zip.unzipped });
     }
     functions.push(fn);
@@ -205,6 +207,7 @@ async function main(args: string[]): Promise<number> {
   const facts = await packageFacts(dir);
   if (args.includes('--list')) {
     const named = Object.keys(FIGURES).filter((n) => !['count', 'zipped', 'unzipped', 'resources'].includes(n));
+    for (const s of facts.stacks.slice(1)) console.log(`figure:resources:${s.name}  ${s.resources}`);
     for (const name of ['resources', ...named]) console.log(`figure:${name}  ${FIGURES[name]!.render(facts).trim().replace(/\n/g, '\n    ')}`);
     for (const f of facts.functions) console.log(`figure:zipped:${f.name}  ${megabytes(f.zipped)}   figure:unzipped:${f.name}  ${megabytes(f.unzipped)}`);
     return 0;
