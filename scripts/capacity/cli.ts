@@ -2,7 +2,7 @@
  * `npm run capacity`: the capacity model of the packaged stack (run `serverless package` first).
  *
  *   npm run capacity -- [--mix no-engine=3,thumbnail=1] [--rates 1,100,1000] [--tenants 1]
- *                       [--dir .serverless] [--calls bench/calls-per-job.json]
+ *                       [--dir .serverless] [--calls bench/calls-per-job.json] [--service serverless.yml]
  *   npm run capacity -- --write-docs   rewrites the generated block of docs/operating/capacity.md
  *   npm run ci:capacity                (--check) fails when that block is not what the model gives
  *
@@ -20,6 +20,7 @@ const { values } = parseArgs({
     tenants: { type: 'string' },
     dir: { type: 'string', default: '.serverless' },
     calls: { type: 'string', default: CALLS_PER_JOB_FILE },
+    service: { type: 'string', default: 'serverless.yml' },
     docs: { type: 'string', default: CAPACITY_DOC },
     'write-docs': { type: 'boolean', default: false },
     check: { type: 'boolean', default: false },
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
   const text = await modelReport({
     dir: values.dir,
     calls: values.calls,
+    serverlessYml: values.service,
     ...(values.mix ? { mix: values.mix } : {}),
     ...(values.rates ? { rates: values.rates.split(',').map((r) => positive(r, '--rates')) } : {}),
     ...(values.tenants ? { tenants: positive(values.tenants, '--tenants') } : {}),

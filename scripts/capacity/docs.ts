@@ -3,7 +3,9 @@
  * between two markers. `--write-docs` rewrites it; `--check` (`npm run ci:capacity`) fails when what the
  * page says is not what the packaged template and the calls-per-job file give today.
  */
+import { readFile } from 'node:fs/promises';
 import { readCallsPerJob } from './calls-per-job.js';
+import { settingNames } from './settings.js';
 import { report } from './report.js';
 import { averageJob, parseMix } from './load.js';
 import { stackFacts } from './stack.js';
@@ -21,14 +23,20 @@ export interface ModelOptions {
   mix?: string;
   rates?: number[];
   tenants?: number;
+  /** The service definition, for where each setting is made (none: the entries are named generically). */
+  serverlessYml?: string;
 }
 
 /** The model's report for the packaged stack in `dir` and the calls file. */
 export async function modelReport(options: ModelOptions): Promise<string> {
-  const [stack, calls] = await Promise.all([readPackagedStack(options.dir), readCallsPerJob(options.calls)]);
+  const [stack, calls, yml] = await Promise.all([
+    readPackagedStack(options.dir),
+    readCallsPerJob(options.calls),
+    options.serverlessYml ? readFile(options.serverlessYml, 'utf8') : undefined,
+  ]);
   const facts = stackFacts(mergedTemplate(stack));
   const mix = parseMix(options.mix, calls);
-  const input = { stack: facts, job: averageJob(calls, mix, facts), tenants: options.tenants ?? 1 };
+  const input = { stack: facts, job: averageJob(calls, mix, facts), tenants: options.tenants ?? 1, settings: settingNames(yml) };
   return report(input, options.rates ?? DEFAULT_RATES, mix, { file: options.calls, source: calls.source });
 }
 

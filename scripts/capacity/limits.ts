@@ -6,21 +6,21 @@ import { configOf } from './keys.js';
 import { fmt } from './format.js';
 import { capacityAt, QUOTAS, type CapacityAt, type Limit, type ModelInput } from './model.js';
 
-function functionLimits(at: Omit<CapacityAt, 'limits'>): Limit[] {
-  const limits: Limit[] = [];
-  for (const l of at.functions) {
-    if (!l.cap) continue;
-    const wait = l.cap.by.startsWith('WAIT_BUDGET');
-    const queue = l.cap.by.startsWith('MaximumConcurrency');
-    limits.push({
-      what: `${l.name}: ${l.cap.by}`,
-      use: l.demand,
-      capacity: l.cap.value,
-      setting: queue ? `the sqs event's maximumConcurrency of ${l.name} (serverless.yml)` : wait ? 'WAIT_BUDGET (serverless.yml)' : `reservedConcurrency of ${l.name} (serverless.yml)`,
-      effect: queue ? 'the queue grows; jobs wait' : wait ? 'waits answer at once with the current state' : 'its requests are throttled (429)',
+const CAP_EFFECTS = {
+  queue: 'the queue grows; jobs wait',
+  reserved: 'its requests are throttled (429)',
+  wait: 'waits answer at once with the current state',
+};
+
+function functionLimits(input: ModelInput, at: Omit<CapacityAt, 'limits'>): Limit[] {
+  const { settings } = input;
+  return at.functions
+    .filter((l) => l.cap)
+    .map((l) => {
+      const cap = l.cap!;
+      const setting = { queue: () => settings.queueCap(l.name), reserved: () => settings.reservedConcurrency(l.name), wait: () => settings.environment('WAIT_BUDGET', l.name) }[cap.kind]();
+      return { what: `${l.name}: ${cap.by}`, use: l.demand, capacity: cap.value, setting, effect: CAP_EFFECTS[cap.kind] };
     });
-  }
-  return limits;
 }
 
 function keyLimits(at: Omit<CapacityAt, 'limits'>): Limit[] {
@@ -53,7 +53,7 @@ function accountLimit(input: ModelInput, at: Omit<CapacityAt, 'limits'>): Limit 
 
 export function limitsOf(input: ModelInput, at: Omit<CapacityAt, 'limits'>): Limit[] {
   const create = input.stack.functions.jobsCreate;
-  const limits = [...functionLimits(at), ...keyLimits(at)];
+  const limits = [...functionLimits(input, at), ...keyLimits(at)];
   if (create) {
     const config = configOf(create);
     const perSecond = Number(config.RATE_LIMIT) / Number(config.RATE_LIMIT_WINDOW_SECONDS);
@@ -61,7 +61,7 @@ export function limitsOf(input: ModelInput, at: Omit<CapacityAt, 'limits'>): Lim
       what: 'job creations per API key (rate limit)',
       use: at.rate / input.tenants,
       capacity: perSecond,
-      setting: `RATE_LIMIT=${String(config.RATE_LIMIT)} per RATE_LIMIT_WINDOW_SECONDS=${String(config.RATE_LIMIT_WINDOW_SECONDS)}`,
+      setting: `${input.settings.environment('RATE_LIMIT', 'jobsCreate')}: ${String(config.RATE_LIMIT)} a ${String(config.RATE_LIMIT_WINDOW_SECONDS)} s window`,
       effect: 'that key gets 429',
     });
   }

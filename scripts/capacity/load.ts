@@ -4,7 +4,7 @@
  * function is the model and the template disagreeing, and fails here rather than dropping from a sum).
  */
 import type { CallsPerJob, JobCalls } from './calls-per-job.js';
-import type { StackFacts } from './stack.js';
+import { resolveFunction, type StackFacts } from './stack.js';
 
 export type Mix = Record<string, number>;
 
@@ -53,12 +53,24 @@ function addJob(avg: AverageJob, job: JobCalls, share: number, timeWeighted: Rec
   addInto(avg.storage, job.storage, share);
 }
 
+/** The job with its functions named as the template names them. */
+function resolved(job: JobCalls, stack: StackFacts): JobCalls {
+  const rename = (counts: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(counts).map(([name, n]) => {
+        const fn = resolveFunction(stack, name);
+        if (!fn) throw new Error(`the calls-per-job file names function ${name}, which the packaged template does not have`);
+        return [fn.name, n];
+      }),
+    );
+  return { ...job, invocations: rename(job.invocations), durationMs: rename(job.durationMs) };
+}
+
 export function averageJob(calls: CallsPerJob, mix: Mix, stack: StackFacts): AverageJob {
   const avg: AverageJob = { invocations: {}, durationMs: {}, reads: 0, writes: 0, byKey: {}, queueSends: 0, storage: { puts: 0, gets: 0, other: 0 } };
   const timeWeighted: Record<string, number> = {};
-  for (const [name, share] of Object.entries(mix)) addJob(avg, calls.jobs[name]!, share, timeWeighted);
+  for (const [name, share] of Object.entries(mix)) addJob(avg, resolved(calls.jobs[name]!, stack), share, timeWeighted);
   for (const fn of Object.keys(avg.invocations)) {
-    if (!stack.functions[fn]) throw new Error(`the calls-per-job file names function ${fn}, which the packaged template does not have`);
     // The mix's median of one invocation, weighted by how often each kind of job makes it.
     avg.durationMs[fn] = avg.invocations[fn]! > 0 ? timeWeighted[fn]! / avg.invocations[fn]! : 0;
   }

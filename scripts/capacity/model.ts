@@ -9,6 +9,7 @@
 import { configOf, SHARED_KEYS } from './keys.js';
 import type { AverageJob } from './load.js';
 import { costPerJob, fixedCostPerHour, type Cost } from './cost.js';
+import type { SettingNames } from './settings.js';
 import type { FunctionFacts, StackFacts } from './stack.js';
 
 /** AWS quotas the model checks (defaults of a new account; each can be raised where the setting says). */
@@ -36,7 +37,14 @@ export interface FunctionLoad {
   /** Concurrent executions the rate asks for, and what runs once the cap below holds it. */
   demand: number;
   running: number;
-  cap?: { value: number; by: string };
+  cap?: Cap;
+}
+
+/** What holds a function's concurrency: its queues' MaximumConcurrency, its reservation, or the waits' budget. */
+export interface Cap {
+  value: number;
+  by: string;
+  kind: 'queue' | 'reserved' | 'wait';
 }
 
 export interface KeyLoad {
@@ -76,19 +84,22 @@ export interface ModelInput {
   job: AverageJob;
   /** Users (each with one API key) the rate is spread over: 1 is one tenant making every job. */
   tenants: number;
+  /** Where each setting is made (serverless.yml), for the limits' setting column. */
+  settings: SettingNames;
 }
 
 const num = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : undefined);
 
 /** The cap on what runs of a function: its queues' MaximumConcurrency, its reserved concurrency, a wait budget. */
-function capOf(fn: FunctionFacts): FunctionLoad['cap'] {
-  const caps: { value: number; by: string }[] = [];
+function capOf(fn: FunctionFacts): Cap | undefined {
+  const caps: Cap[] = [];
   if (fn.consumers.length && fn.consumers.every((c) => c.maxConcurrency !== undefined)) {
-    caps.push({ value: fn.consumers.reduce((n, c) => n + c.maxConcurrency!, 0), by: `MaximumConcurrency of ${fn.consumers.map((c) => c.queue).join(', ')}` });
+    const value = fn.consumers.reduce((n, c) => n + c.maxConcurrency!, 0);
+    caps.push({ value, by: `MaximumConcurrency of ${fn.consumers.map((c) => c.queue).join(', ')}`, kind: 'queue' });
   }
-  if (fn.reservedConcurrency !== undefined) caps.push({ value: fn.reservedConcurrency, by: 'reserved concurrency' });
+  if (fn.reservedConcurrency !== undefined) caps.push({ value: fn.reservedConcurrency, by: 'reserved concurrency', kind: 'reserved' });
   const budget = WAITS[fn.name] ? num(configOf(fn).WAIT_BUDGET ?? fn.env.WAIT_BUDGET) : undefined;
-  if (budget !== undefined) caps.push({ value: budget, by: 'WAIT_BUDGET (later waits answer at once)' });
+  if (budget !== undefined) caps.push({ value: budget, by: 'WAIT_BUDGET (later waits answer at once)', kind: 'wait' });
   return caps.sort((a, b) => a.value - b.value)[0];
 }
 

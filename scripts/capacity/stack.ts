@@ -18,6 +18,8 @@ export interface FunctionFacts {
   /** The serverless function name (jobsCreate), as bench/calls-per-job.json names it. */
   name: string;
   logicalId: string;
+  /** The handler's file, camel-cased (functions/tasks/process-image-step.handler → processImageStep). */
+  handlerName: string;
   memoryMb: number;
   architecture: string;
   timeoutSeconds: number;
@@ -49,6 +51,22 @@ const LAMBDA_SUFFIX = 'LambdaFunction';
 
 /** serverless names a function's resource `<Name>LambdaFunction`: the name is that with its first letter lowered. */
 export const functionName = (logicalId: string) => logicalId.charAt(0).toLowerCase() + logicalId.slice(1, -LAMBDA_SUFFIX.length);
+
+const handlerName = (handler: string) =>
+  (handler.split('/').pop() ?? '')
+    .replace(/\.[^.]*$/, '')
+    .replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * The function a calls-per-job file means by `name`: the serverless function of that name, else the one
+ * whose handler file is named so (processImageStep: functions/tasks/process-image-step.ts); undefined if
+ * none or several.
+ */
+export function resolveFunction(stack: StackFacts, name: string): FunctionFacts | undefined {
+  if (stack.functions[name]) return stack.functions[name];
+  const byHandler = Object.values(stack.functions).filter((f) => f.handlerName === name);
+  return byHandler.length === 1 ? byHandler[0] : undefined;
+}
 
 /** The logical id a `{ Fn::GetAtt: [id, 'Arn'] }` (or a Ref) names, if the value is one. */
 function referenced(value: unknown): string | undefined {
@@ -129,6 +147,7 @@ export function stackFacts(template: Template): StackFacts {
     functions[name] = {
       name,
       logicalId,
+      handlerName: handlerName(String(p.Handler ?? '')),
       memoryMb: Number(p.MemorySize ?? 1024),
       architecture: String(p.Architectures?.[0] ?? 'x86_64'),
       timeoutSeconds: Number(p.Timeout ?? 6),

@@ -14,12 +14,14 @@ import { blockDifference, modelReport, withBlock } from '../../scripts/capacity/
 import { capacity, limitsInOrder } from '../../scripts/capacity/limits.js';
 import { averageJob, parseMix } from '../../scripts/capacity/load.js';
 import type { ModelInput } from '../../scripts/capacity/model.js';
+import { settingNames } from '../../scripts/capacity/settings.js';
 import { stackFacts } from '../../scripts/capacity/stack.js';
 import { mergedTemplate, readPackagedStack, ROOT_TEMPLATE } from '../../scripts/ci/stack-templates.js';
 
 const FIXTURE = 'test/fixtures/capacity';
 const CALLS = `${FIXTURE}/calls-per-job.json`;
 const PAGE = `${FIXTURE}/capacity.md`;
+const SERVICE = `${FIXTURE}/serverless.yml`;
 const NESTED = 'cloudformation-template-consumers.json';
 
 let dir: string;
@@ -37,30 +39,30 @@ async function edit(file: string, change: (template: any) => void) {
 }
 
 /** The fixture page with its block generated from the copied package as it is now (as `--write-docs` makes it). */
-const pageOfThisTemplate = async () => withBlock(await readFile(PAGE, 'utf8'), await modelReport({ dir, calls: CALLS }));
+const pageOfThisTemplate = async () => withBlock(await readFile(PAGE, 'utf8'), await modelReport({ dir, calls: CALLS, serverlessYml: SERVICE }));
 
 async function modelInput(mix?: string, tenants = 1): Promise<ModelInput> {
   const calls = await readCallsPerJob(CALLS);
   const stack = stackFacts(mergedTemplate(await readPackagedStack(dir)));
-  return { stack, job: averageJob(calls, parseMix(mix, calls), stack), tenants };
+  return { stack, job: averageJob(calls, parseMix(mix, calls), stack), tenants, settings: settingNames(await readFile(SERVICE, 'utf8')) };
 }
 
 describe('the generated block', () => {
   it('is what the model gives for the template and calls file it was made from', async () => {
     const page = await readFile(PAGE, 'utf8');
-    expect(blockDifference(page, await modelReport({ dir, calls: CALLS }))).toBeUndefined();
+    expect(blockDifference(page, await modelReport({ dir, calls: CALLS, serverlessYml: SERVICE }))).toBeUndefined();
   });
 
   it('differs once a queue consumer’s cap changes in the nested stack', async () => {
     const page = await pageOfThisTemplate();
     await edit(NESTED, (t) => (t.Resources.ProcessImageEventSourceMappingSQSProcessQueue.Properties.ScalingConfig.MaximumConcurrency = 4));
-    expect(blockDifference(page, await modelReport({ dir, calls: CALLS }))).toMatch(/MaximumConcurrency of ProcessQueue/);
+    expect(blockDifference(page, await modelReport({ dir, calls: CALLS, serverlessYml: SERVICE }))).toMatch(/MaximumConcurrency of ProcessQueue/);
   });
 
   it('differs once a function’s memory size changes', async () => {
     const page = await pageOfThisTemplate();
     await edit(ROOT_TEMPLATE, (t) => (t.Resources.EngineImageLambdaFunction.Properties.MemorySize = 3008));
-    expect(blockDifference(page, await modelReport({ dir, calls: CALLS }))).toMatch(/Cost/);
+    expect(blockDifference(page, await modelReport({ dir, calls: CALLS, serverlessYml: SERVICE }))).toMatch(/Cost/);
   });
 });
 
@@ -113,6 +115,25 @@ describe('the model', () => {
     const first = limitsInOrder(await modelInput())[0]!;
     expect(first.limit.what).toMatch(/rate limit/);
     expect(first.jobsPerSecond).toBeCloseTo(1200 / 60, 3);
+  });
+
+  it('names the stage parameter that sets a limit, where serverless.yml takes it from one', async () => {
+    const limits = capacity(await modelInput('thumbnail'), 1).limits;
+    expect(limits.find((l) => l.what.includes('ProcessQueue'))!.setting).toBe('stage parameter imageConcurrency');
+    expect(limits.find((l) => l.what.includes('ImportQueue'))!.setting).toMatch(/^functions\.importStep\.events sqs maximumConcurrency/);
+    expect(limits.find((l) => l.what.includes('WAIT_BUDGET'))!.setting).toBe('stage parameter waitBudget');
+    expect(limits.find((l) => l.what.includes('rate limit'))!.setting).toMatch(/stage parameter rateLimit/);
+  });
+
+  it('takes a function named by its handler file for the function of that handler', async () => {
+    const calls = await readCallsPerJob(CALLS);
+    const thumbnail = calls.jobs.thumbnail!;
+    const rename = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([k, v]) => [k === 'processImage' ? 'processImageStep' : k, v]));
+    const renamed = { ...calls, jobs: { thumbnail: { ...thumbnail, invocations: rename(thumbnail.invocations), durationMs: rename(thumbnail.durationMs) } } };
+    const stack = stackFacts(mergedTemplate(await readPackagedStack(dir)));
+    const job = averageJob(renamed, { thumbnail: 1 }, stack);
+    expect(job.invocations.processImage).toBe(thumbnail.invocations.processImage);
+    expect(job.durationMs.processImage).toBe(thumbnail.durationMs.processImage);
   });
 
   it('fails, naming it, on a function the calls file has and the template does not', async () => {
