@@ -9,7 +9,11 @@
  * any change to such an item writes the index too).
  */
 import { parseConfig } from '../../lib/kernel/config.js';
-import { ACTIVE_SHARDS } from '../../lib/file-api/records/model.js';
+import { RateLimiter } from '../../lib/access/auth/rate-limit.js';
+import * as usageModule from '../../lib/file-api/account/usage.js';
+import * as connectionsModule from '../../lib/file-api/events/connections.js';
+import * as recordsModule from '../../lib/file-api/records/model.js';
+import * as webhooksModule from '../../lib/file-api/webhooks/model.js';
 import type { FunctionFacts } from './stack.js';
 
 /** Which items carry which index's key (lib/file-api/tasks/service.ts, records/store.ts, webhooks/store.ts, signed-urls/store.ts). */
@@ -36,35 +40,66 @@ export interface SharedKey {
   /** byKey families whose writes (reads) land on this key. */
   writesFrom: string[];
   readsFrom: string[];
+  /** How many partitions the code spreads the key over, read from the code (never a copy of its number). */
   shards: (config: Record<string, unknown>) => Shards;
 }
 
 /**
- * A count of shards the configuration sets (lib/kernel/config.ts, its default or the function's
- * environment in the template); a configuration without the setting keeps the key on one partition.
+ * A count of shards the code declares: an exported constant of the module that builds the key, read by
+ * name so that a key the code does not shard (no such export) counts as one partition.
  */
-const configShards =
-  (setting: string) =>
-  (config: Record<string, unknown>): Shards => {
-    const value = config[setting];
-    if (typeof value === 'number' && value >= 1) return { count: value, source: `${setting}=${value}` };
-    return { count: 1, source: `1 (no ${setting} in lib/kernel/config.ts)` };
+const codeShards =
+  (module: Record<string, unknown>, name: string, file: string) =>
+  (): Shards => {
+    const value = module[name];
+    if (typeof value === 'number' && value >= 1) return { count: value, source: `${name} (${file}) = ${value}` };
+    return { count: 1, source: `1 (${file} has no ${name})` };
   };
 
+/** The rate limiter's counters per API key, which it derives from the limit (RateLimiter.shardsFor). */
+function rateLimitShards(config: Record<string, unknown>): Shards {
+  const shardsFor = (RateLimiter as unknown as { shardsFor?: (limit: number, windowSeconds: number) => number }).shardsFor;
+  const file = 'lib/access/auth/rate-limit.ts';
+  if (!shardsFor) return { count: 1, source: `1 (${file} has no RateLimiter.shardsFor)` };
+  const count = shardsFor(Number(config.RATE_LIMIT), Number(config.RATE_LIMIT_WINDOW_SECONDS));
+  return { count, source: `RateLimiter.shardsFor(RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS) (${file}) = ${count}` };
+}
+
+const records = recordsModule as unknown as Record<string, unknown>;
+const RECORDS = 'lib/file-api/records/model.ts';
+const USAGE = 'lib/file-api/account/usage.ts';
+const CONNECTIONS = 'lib/file-api/events/connections.ts';
+const WEBHOOKS = 'lib/file-api/webhooks/model.ts';
+const { ACTIVE_SHARDS } = recordsModule;
+
 export const SHARED_KEYS: SharedKey[] = [
-  { key: 'ratelimit#<api key>', where: 'table', scope: 'api key', writesFrom: ['ratelimit'], readsFrom: ['ratelimit'], shards: configShards('RATE_LIMIT_SHARDS') },
-  { key: 'usage#<user>', where: 'table', scope: 'user', writesFrom: ['usage'], readsFrom: ['usage'], shards: configShards('USAGE_SHARDS') },
-  { key: 'socket#subs#<user>', where: 'table', scope: 'user', writesFrom: [], readsFrom: ['socket'], shards: configShards('SOCKET_SHARDS') },
-  { key: 'jobs#<user>', where: 'gsi1', scope: 'user', writesFrom: ['job'], readsFrom: ['jobs'], shards: configShards('USER_INDEX_SHARDS') },
-  { key: 'tasks#<user>', where: 'gsi1', scope: 'user', writesFrom: ['task'], readsFrom: ['tasks'], shards: configShards('USER_INDEX_SHARDS') },
-  { key: 'webhooks#<user>', where: 'gsi1', scope: 'user', writesFrom: [], readsFrom: ['webhooks'], shards: configShards('USER_INDEX_SHARDS') },
+  { key: 'ratelimit#<api key>', where: 'table', scope: 'api key', writesFrom: ['ratelimit'], readsFrom: ['ratelimit'], shards: rateLimitShards },
+  { key: 'usage#<user>', where: 'table', scope: 'user', writesFrom: ['usage'], readsFrom: ['usage'], shards: codeShards(usageModule as unknown as Record<string, unknown>, 'USAGE_SHARDS', USAGE) },
+  {
+    key: 'socket#subs#<user>',
+    where: 'table',
+    scope: 'user',
+    writesFrom: [],
+    readsFrom: ['socket'],
+    shards: codeShards(connectionsModule as unknown as Record<string, unknown>, 'SUBSCRIPTION_SHARDS', CONNECTIONS),
+  },
+  { key: 'jobs#<user>', where: 'gsi1', scope: 'user', writesFrom: ['job'], readsFrom: ['jobs'], shards: codeShards(records, 'USER_JOB_SHARDS', RECORDS) },
+  { key: 'tasks#<user>', where: 'gsi1', scope: 'user', writesFrom: ['task'], readsFrom: ['tasks'], shards: codeShards(records, 'USER_TASK_SHARDS', RECORDS) },
+  {
+    key: 'webhooks#<user>',
+    where: 'gsi1',
+    scope: 'user',
+    writesFrom: [],
+    readsFrom: ['webhooks'],
+    shards: codeShards(webhooksModule as unknown as Record<string, unknown>, 'USER_WEBHOOK_SHARDS', WEBHOOKS),
+  },
   {
     key: 'active#<hex>',
     where: 'gsi2',
     scope: 'stack',
     writesFrom: ['task'],
     readsFrom: [],
-    shards: () => ({ count: ACTIVE_SHARDS.length, source: `ACTIVE_SHARDS (lib/file-api/records/model.ts) = ${ACTIVE_SHARDS.length}` }),
+    shards: () => ({ count: ACTIVE_SHARDS.length, source: `ACTIVE_SHARDS (${RECORDS}) = ${ACTIVE_SHARDS.length}` }),
   },
 ];
 
