@@ -20,7 +20,7 @@ function functionTable(at: CapacityAt): string[] {
     '| function | invocations/job | s each | concurrency | cap |',
     '| --- | ---: | ---: | ---: | --- |',
     ...rows,
-    `| **all, as capped** | | | **${fmt(at.concurrency)}** | 1,000 (account) |`,
+    `| **all**, each within its cap | | | **${fmt(at.concurrency)}** | 1,000 (account) |`,
   ];
 }
 
