@@ -98,6 +98,8 @@ function capOf(fn: FunctionFacts): Cap | undefined {
     caps.push({ value, by: `MaximumConcurrency of ${fn.consumers.map((c) => c.queue).join(', ')}`, kind: 'queue' });
   }
   if (fn.reservedConcurrency !== undefined) caps.push({ value: fn.reservedConcurrency, by: 'reserved concurrency', kind: 'reserved' });
+  // The budget is the stage's, shared by every wait function; the bench's jobs each use one of them, so
+  // the model gives that one the whole budget.
   const budget = WAITS[fn.name] ? num(configOf(fn).WAIT_BUDGET ?? fn.env.WAIT_BUDGET) : undefined;
   if (budget !== undefined) caps.push({ value: budget, by: 'WAIT_BUDGET (later waits answer at once)', kind: 'wait' });
   return caps.sort((a, b) => a.value - b.value)[0];
