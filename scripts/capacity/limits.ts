@@ -26,7 +26,7 @@ function functionLimits(input: ModelInput, at: Omit<CapacityAt, 'limits'>): Limi
 function keyLimits(at: Omit<CapacityAt, 'limits'>): Limit[] {
   const limits: Limit[] = [];
   for (const k of at.keys) {
-    const setting = k.shards.startsWith('1 (') ? `none: the key is not sharded (${k.shards.slice(3, -1)})` : `shards: ${k.shards}`;
+    const setting = k.shards.startsWith('1 (') ? 'none: the key is not sharded' : `its shards: ${k.shards.replace(/ \(.*\)/, '')}`;
     const where = k.where === 'table' ? k.key : `${k.key} (${k.where})`;
     if (k.writesPerSecond > 0) limits.push({ what: `writes to ${where}`, use: k.writesPerSecond, capacity: QUOTAS.partitionWriteUnits, setting, effect: 'that key is throttled' });
     if (k.readsPerSecond > 0) limits.push({ what: `reads of ${where}`, use: k.readsPerSecond, capacity: QUOTAS.partitionReadUnits, setting, effect: 'that key is throttled' });

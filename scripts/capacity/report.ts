@@ -5,7 +5,7 @@
 import { ASSUMPTIONS } from './cost.js';
 import { capacity, limitsInOrder, type FirstLimit } from './limits.js';
 import type { Mix } from './load.js';
-import type { CapacityAt, ModelInput } from './model.js';
+import { QUOTAS, type CapacityAt, type ModelInput } from './model.js';
 import { PRICES } from './prices.js';
 import { fmt } from './format.js';
 
@@ -24,11 +24,18 @@ function functionTable(at: CapacityAt): string[] {
   ];
 }
 
-function keyTable(at: CapacityAt): string[] {
+/** The shared keys once: they do not change with the rate, only their load does (in proportion). */
+function keyTable(input: ModelInput): string[] {
+  const keys = capacity(input, 1).keys;
+  const most = (perJob: number, limit: number) => (perJob > 0 ? fmt(limit / perJob) : '–');
   return [
-    '| shared key | where | shards | writes/s | reads/s |',
-    '| --- | --- | --- | ---: | ---: |',
-    ...at.keys.map((k) => `| ${k.key} | ${k.where} | ${k.shards} | ${fmt(k.writesPerSecond)} | ${fmt(k.readsPerSecond)} |`),
+    `| shared key | where | shards | writes/job on its hottest partition | reads/job on it | jobs/s to ${fmt(QUOTAS.partitionWriteUnits)} writes/s | jobs/s to ${fmt(QUOTAS.partitionReadUnits)} reads/s |`,
+    '| --- | --- | --- | ---: | ---: | ---: | ---: |',
+    ...keys.map(
+      (k) =>
+        `| ${k.key} | ${k.where}${k.scope === 'stack' ? ', every tenant' : ''} | ${k.shards} | ${fmt(k.writesPerSecond)} | ${fmt(k.readsPerSecond)} | ${most(k.writesPerSecond, QUOTAS.partitionWriteUnits)} | ${most(k.readsPerSecond, QUOTAS.partitionReadUnits)} |`,
+    ),
+    '',
   ];
 }
 
@@ -40,6 +47,15 @@ function limitTable(at: CapacityAt): string[] {
   return ['| limit (the six nearest, and every one over) | use | capacity | used | setting |', '| --- | ---: | ---: | ---: | --- |', ...rows];
 }
 
+/** The shared key whose hottest partition is nearest its limit, for writes and for reads. */
+function hottest(at: CapacityAt): string {
+  const top = (kind: 'writesPerSecond' | 'readsPerSecond', limit: number, what: string) => {
+    const key = [...at.keys].sort((a, b) => b[kind] - a[kind])[0];
+    return key && key[kind] > 0 ? `hottest key for ${what}: ${key.key} (${key.where}), ${fmt(key[kind])}/s of ${fmt(limit)}` : `no shared key ${what}`;
+  };
+  return `${top('writesPerSecond', QUOTAS.partitionWriteUnits, 'writes')}, ${top('readsPerSecond', QUOTAS.partitionReadUnits, 'reads')}`;
+}
+
 function rateSection(at: CapacityAt): string[] {
   const c = at.cost.perJob;
   const byService = (['lambda', 'dynamodb', 'apiGateway', 'sqs', 's3', 'logs', 'xray'] as const).map((k) => `${k} ${money(c[k] * 1000)}`).join(', ');
@@ -48,13 +64,11 @@ function rateSection(at: CapacityAt): string[] {
     '',
     ...functionTable(at),
     '',
-    `DynamoDB: ${fmt(at.state.readsPerSecond)} reads/s and ${fmt(at.state.writesPerSecond)} writes/s on the table, ${fmt(at.state.indexWritesPerSecond)} writes/s on its indexes (request units, one per call).`,
-    '',
-    ...keyTable(at),
+    `DynamoDB: ${fmt(at.state.readsPerSecond)} reads/s and ${fmt(at.state.writesPerSecond)} writes/s on the table, ${fmt(at.state.indexWritesPerSecond)} writes/s on its indexes (request units, one per call); ${hottest(at)}.`,
     '',
     `SQS: ${fmt(at.sqsPerSecond)} requests/s. HTTP API: ${fmt(at.httpPerSecond)} requests/s.`,
     '',
-    `Cost: ${money(at.cost.perHour)} an hour (${money(at.cost.fixedPerHour)} of it idle), ${money(c.total * 1000)} per 1,000 jobs (${byService}).`,
+    `Cost: ${money(at.cost.perHour)} an hour (${money(at.cost.fixedPerHour)} of it idle); the jobs' own ${money(c.total * 1000)} per 1,000 jobs (${byService}).`,
     '',
     ...limitTable(at),
     '',
@@ -87,6 +101,9 @@ export function report(input: ModelInput, rates: number[], mix: Mix, calls: { fi
     `Prices: ${PRICES.region}, ${PRICES.asOf}. Assumed: ${ASSUMPTIONS.logBytesPerInvocation} log bytes an invocation, ${fmt(ASSUMPTIONS.tracedShare * 100)} % of invocations traced, ${ASSUMPTIONS.idlePollersPerMapping} long polls open per queue consumer.`,
     '',
     ...limitOrder(input),
+    input.tenants === 1 ? 'The keys many jobs share, for one tenant:' : `The keys many jobs share, for each of ${fmt(input.tenants)} tenants:`,
+    '',
+    ...keyTable(input),
     ...rates.flatMap((rate) => rateSection(capacity(input, rate))),
   ];
   return lines.join('\n').trimEnd() + '\n';
