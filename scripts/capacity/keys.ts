@@ -9,11 +9,7 @@
  * any change to such an item writes the index too).
  */
 import { parseConfig } from '../../lib/kernel/config.js';
-import { RateLimiter } from '../../lib/access/auth/rate-limit.js';
-import * as usageModule from '../../lib/file-api/account/usage.js';
-import * as connectionsModule from '../../lib/file-api/events/connections.js';
-import * as recordsModule from '../../lib/file-api/records/model.js';
-import * as webhooksModule from '../../lib/file-api/webhooks/model.js';
+import { SHARDS, type ShardSource } from './shard-sources.js';
 import type { FunctionFacts } from './stack.js';
 
 /** Which items carry which index's key (lib/file-api/tasks/service.ts, records/store.ts, webhooks/store.ts, signed-urls/store.ts). */
@@ -23,12 +19,6 @@ export const INDEXED_FAMILIES: Record<string, string[]> = {
   webhook: ['gsi1'],
   'signed-url': ['gsi1'],
 };
-
-export interface Shards {
-  count: number;
-  /** Where the count comes from (a config setting and its value, or the code's constant). */
-  source: string;
-}
 
 export interface SharedKey {
   /** The key as the code builds it. */
@@ -40,68 +30,44 @@ export interface SharedKey {
   /** byKey families whose writes (reads) land on this key. */
   writesFrom: string[];
   readsFrom: string[];
-  /** How many partitions the code spreads the key over, read from the code (never a copy of its number). */
-  shards: (config: Record<string, unknown>) => Shards;
+  /** How many partitions the code spreads the key over (scripts/capacity/shard-sources.ts). */
+  shards: ShardSource;
+  /** The function whose configuration sets the count, where one does (the one that writes the key). */
+  configOf?: string;
 }
 
-/**
- * A count of shards the code declares: an exported constant of the module that builds the key, read by
- * name so that a key the code does not shard (no such export) counts as one partition.
- */
-const codeShards =
-  (module: Record<string, unknown>, name: string, file: string) =>
-  (): Shards => {
-    const value = module[name];
-    if (typeof value === 'number' && value >= 1) return { count: value, source: `${name} (${file}) = ${value}` };
-    return { count: 1, source: `1 (${file} has no ${name})` };
-  };
-
-/** The rate limiter's counters per API key, which it derives from the limit (RateLimiter.shardsFor). */
-function rateLimitShards(config: Record<string, unknown>): Shards {
-  const shardsFor = (RateLimiter as unknown as { shardsFor?: (limit: number, windowSeconds: number) => number }).shardsFor;
-  const file = 'lib/access/auth/rate-limit.ts';
-  if (!shardsFor) return { count: 1, source: `1 (${file} has no RateLimiter.shardsFor)` };
-  const count = shardsFor(Number(config.RATE_LIMIT), Number(config.RATE_LIMIT_WINDOW_SECONDS));
-  return { count, source: `RateLimiter.shardsFor(RATE_LIMIT, RATE_LIMIT_WINDOW_SECONDS) (${file}) = ${count}` };
-}
-
-const records = recordsModule as unknown as Record<string, unknown>;
-const RECORDS = 'lib/file-api/records/model.ts';
-const USAGE = 'lib/file-api/account/usage.ts';
-const CONNECTIONS = 'lib/file-api/events/connections.ts';
-const WEBHOOKS = 'lib/file-api/webhooks/model.ts';
-const { ACTIVE_SHARDS } = recordsModule;
+const key = (key: string, where: string, scope: SharedKey['scope'], writesFrom: string[], readsFrom: string[], shards: ShardSource, configOf = 'jobsCreate'): SharedKey => ({
+  key,
+  where,
+  scope,
+  writesFrom,
+  readsFrom,
+  shards,
+  configOf,
+});
 
 export const SHARED_KEYS: SharedKey[] = [
-  { key: 'ratelimit#<api key>', where: 'table', scope: 'api key', writesFrom: ['ratelimit'], readsFrom: ['ratelimit'], shards: rateLimitShards },
-  { key: 'usage#<user>', where: 'table', scope: 'user', writesFrom: ['usage'], readsFrom: ['usage'], shards: codeShards(usageModule as unknown as Record<string, unknown>, 'USAGE_SHARDS', USAGE) },
-  {
-    key: 'socket#subs#<user>',
-    where: 'table',
-    scope: 'user',
-    writesFrom: [],
-    readsFrom: ['socket'],
-    shards: codeShards(connectionsModule as unknown as Record<string, unknown>, 'SUBSCRIPTION_SHARDS', CONNECTIONS),
-  },
-  { key: 'jobs#<user>', where: 'gsi1', scope: 'user', writesFrom: ['job'], readsFrom: ['jobs'], shards: codeShards(records, 'USER_JOB_SHARDS', RECORDS) },
-  { key: 'tasks#<user>', where: 'gsi1', scope: 'user', writesFrom: ['task'], readsFrom: ['tasks'], shards: codeShards(records, 'USER_TASK_SHARDS', RECORDS) },
-  {
-    key: 'webhooks#<user>',
-    where: 'gsi1',
-    scope: 'user',
-    writesFrom: [],
-    readsFrom: ['webhooks'],
-    shards: codeShards(webhooksModule as unknown as Record<string, unknown>, 'USER_WEBHOOK_SHARDS', WEBHOOKS),
-  },
-  {
-    key: 'active#<hex>',
-    where: 'gsi2',
-    scope: 'stack',
-    writesFrom: ['task'],
-    readsFrom: [],
-    shards: () => ({ count: ACTIVE_SHARDS.length, source: `ACTIVE_SHARDS (${RECORDS}) = ${ACTIVE_SHARDS.length}` }),
-  },
+  key('apikey#<hash>', 'table', 'api key', [], ['apikey'], SHARDS.item),
+  key('user#<id>', 'table', 'user', [], ['user'], SHARDS.item),
+  key('ratelimit#<api key>', 'table', 'api key', ['ratelimit'], ['ratelimit'], SHARDS.rateLimit),
+  key('usage#<user>', 'table', 'user', ['usage'], ['usage'], SHARDS.usage),
+  key('socket#subs#<user>', 'table', 'user', [], ['socket'], SHARDS.subscriptions),
+  key('listeners#<user>', 'table', 'user', ['listeners'], ['listeners'], SHARDS.listeners),
+  key('waits', 'table', 'stack', ['waits'], ['waits'], SHARDS.waitBudget, 'jobsWait'),
+  key('jobs#<user>', 'gsi1', 'user', ['job'], ['jobs'], SHARDS.userJobs),
+  key('tasks#<user>', 'gsi1', 'user', ['task'], ['tasks'], SHARDS.userTasks),
+  key('webhooks#<user>', 'gsi1', 'user', [], ['webhooks'], SHARDS.userWebhooks),
+  key('active#<hex>', 'gsi2', 'stack', ['task'], [], SHARDS.active),
 ];
+
+/** Families whose items are one job's or one record's own (their keys are never shared by many jobs). */
+export const ITEM_FAMILIES = new Set(['job', 'task', 'webhook', 'signed-url', 'file', 'run']);
+
+/** The calls file's key families the model does not place: shown in the report, so none is dropped unseen. */
+export function unplacedFamilies(families: string[]): string[] {
+  const placed = new Set(SHARED_KEYS.flatMap((k) => [...k.writesFrom, ...k.readsFrom]));
+  return families.filter((f) => !placed.has(f) && !ITEM_FAMILIES.has(f)).sort();
+}
 
 /** Settings the schema requires that the template gives as expressions (a Ref), filled so that the rest parses. */
 const PLACEHOLDERS = Object.fromEntries(

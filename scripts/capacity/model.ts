@@ -126,10 +126,10 @@ function functionLoads(input: ModelInput, rate: number): { loads: FunctionLoad[]
 }
 
 function keyLoads(input: ModelInput, rate: number): KeyLoad[] {
-  const config = configOf(input.stack.functions.jobsCreate ?? Object.values(input.stack.functions)[0]!);
+  const { functions } = input.stack;
   const sum = (families: string[], kind: 'reads' | 'writes') => families.reduce((n, f) => n + (input.job.byKey[f]?.[kind] ?? 0), 0);
   return SHARED_KEYS.map((k) => {
-    const shards = k.shards(config);
+    const shards = k.shards(configOf(functions[k.configOf ?? 'jobsCreate'] ?? functions.jobsCreate ?? Object.values(functions)[0]!));
     const perOwner = k.scope === 'stack' ? rate : rate / input.tenants;
     return {
       key: k.key,

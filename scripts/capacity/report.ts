@@ -3,6 +3,7 @@
  * (docs/operating/capacity.md), so that what CI compares is what a reader sees.
  */
 import { ASSUMPTIONS } from './cost.js';
+import { unplacedFamilies } from './keys.js';
 import { capacity, limitsInOrder, type FirstLimit } from './limits.js';
 import type { Mix } from './load.js';
 import { QUOTAS, type CapacityAt, type ModelInput } from './model.js';
@@ -26,7 +27,8 @@ function functionTable(at: CapacityAt): string[] {
 
 /** The shared keys once: they do not change with the rate, only their load does (in proportion). */
 function keyTable(input: ModelInput): string[] {
-  const keys = capacity(input, 1).keys;
+  const keys = capacity(input, 1).keys.filter((k) => k.writesPerSecond > 0 || k.readsPerSecond > 0);
+  const unplaced = unplacedFamilies(Object.keys(input.job.byKey));
   const most = (perJob: number, limit: number) => (perJob > 0 ? fmt(limit / perJob) : '–');
   return [
     `| shared key | where | shards | writes/job on its hottest partition | reads/job on it | jobs/s to ${fmt(QUOTAS.partitionWriteUnits)} writes/s | jobs/s to ${fmt(QUOTAS.partitionReadUnits)} reads/s |`,
@@ -36,6 +38,7 @@ function keyTable(input: ModelInput): string[] {
         `| ${k.key} | ${k.where}${k.scope === 'stack' ? ', every tenant' : ''} | ${k.shards} | ${fmt(k.writesPerSecond)} | ${fmt(k.readsPerSecond)} | ${most(k.writesPerSecond, QUOTAS.partitionWriteUnits)} | ${most(k.readsPerSecond, QUOTAS.partitionReadUnits)} |`,
     ),
     '',
+    ...(unplaced.length ? [`Key families of the calls file the model does not place (not counted above): ${unplaced.join(', ')}.`, ''] : []),
   ];
 }
 

@@ -171,6 +171,15 @@ describe('the model', () => {
     await expect(modelInput().then((input) => capacity(input, 1))).rejects.toThrow(/gsi2/);
   });
 
+  it('shows a key family of the calls file that it does not place, instead of dropping it', async () => {
+    const calls = JSON.parse(await readFile(CALLS, 'utf8'));
+    calls.jobs.plain.state.byKey.mystery = { reads: 0, writes: 3 };
+    const file = path.join(dir, 'calls.json');
+    await writeFile(file, JSON.stringify(calls));
+    expect(await modelReport({ dir, calls: file })).toMatch(/does not place \(not counted above\): mystery\./);
+    expect(await modelReport({ dir, calls: CALLS })).not.toMatch(/does not place/);
+  });
+
   it('refuses a calls file whose invocations have no duration', () => {
     const bad = { source: 'test', jobs: { a: { tasks: 'x', invocations: { jobsCreate: 1 }, durationMs: {}, state: { reads: 0, writes: 0, byKey: {} }, queue: { sends: 0 }, storage: { puts: 0, gets: 0, other: 0 } } } };
     expect(() => parseCallsPerJob(JSON.stringify(bad))).toThrow(/durationMs has no figure for jobsCreate/);
