@@ -27,16 +27,21 @@
  *   engine may write (TASK_MAX_OUTPUT_BYTES, which it must set) take at most three quarters of it
  *   together, the rest for what the engine keeps outside the task's folder (Chromium's binary, caches);
  * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
- *   function's architecture, whatever machine packaged them.
+ *   function's architecture, whatever machine packaged them;
+ * - no AWS::Lambda::Version: versionFunctions stays false (nothing refers to a version, and each deploy
+ *   would otherwise keep every function's code again).
+ *
+ * The template is the merged view of the root and its nested stacks (scripts/ci/stack-templates.ts).
  *
  * Usage: `tsx scripts/ci/check-template.ts [artifact folder, default .serverless]`. Prints a summary
  * table, then one line per broken invariant naming the resource; exits 1 when any is broken.
  * Lambda's 250 MB is 2^20-byte megabytes (262,144,000 bytes); the bundle limit is decimal.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CSRF_HEADERS } from '../../lib/graphql/server/csrf.js';
+import { mergedTemplate, readPackagedStack } from './stack-templates.js';
 import { unzippedSize } from './zip.js';
 
 /** Request headers browser clients of the APIs send (besides the GraphQL CSRF headers). */
@@ -149,6 +154,7 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
   checkStageSettings(t);
   checkEngineBounds(t);
   const rows = await checkArtifacts(t, httpFunctions, artifactDir);
+  checkConcurrency(t);
   return { failures, functions: rows, queues: [...queueRows.values()] };
 }
 
@@ -396,6 +402,11 @@ async function checkArtifacts(t: Stack, httpFunctions: Set<string>, artifactDir:
   return rows;
 }
 
+/** No function versions. */
+function checkConcurrency(t: Stack): void {
+  for (const [id] of t.ofType('AWS::Lambda::Version')) t.failures.push(`${id}: a function version; versionFunctions must stay false (code storage would grow with every deploy)`);
+}
+
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
@@ -427,7 +438,7 @@ export function formatReport(report: TemplateReport): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const dir = process.argv[2] ?? '.serverless';
-  const template = JSON.parse(await readFile(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  const template = mergedTemplate(await readPackagedStack(dir));
   const report = await checkTemplate(template, dir);
   console.log(formatReport(report));
   process.exitCode = report.failures.length ? 1 : 0;
