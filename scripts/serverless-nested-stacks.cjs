@@ -15,6 +15,7 @@
  *   resource's `Metadata.PackagedTemplate` (scripts/ci/stack-templates.ts reads them); `serverless
  *   deploy` uploads them into the deployment's artifact directory, where `TemplateURL` points, before
  *   the stack is updated.
+ * - NESTED_STACKS=off packages one stack, as before the split (a stage deployed before it, until migrated).
  */
 'use strict';
 
@@ -26,14 +27,18 @@ const SELECTORS = {
   // The HTTP API's routes, their integrations and the permissions that let API Gateway invoke the
   // functions: they change when the API does. The WebSocket API's stay in the root with its Deployment,
   // which DependsOn its routes.
-  httpRoutes: (r, all) =>
-    (['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration'].includes(r.Type) && isRefTo(r.Properties?.ApiId, 'HttpApi', all)) ||
+  httpRoutes: (r) =>
+    (['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::Integration'].includes(r.Type) && isRefTo(r.Properties?.ApiId, 'HttpApi')) ||
     (r.Type === 'AWS::Lambda::Permission' && r.Properties?.Principal === 'apigateway.amazonaws.com' && mentions(r.Properties?.SourceArn, 'HttpApi')),
   // Each function's role: changes when its code's calls do (`npm run ci:roles`).
   functionRoles: (r) => r.Type === 'AWS::IAM::Role' && JSON.stringify(r.Properties?.AssumeRolePolicyDocument ?? {}).includes('lambda.amazonaws.com'),
   // The functions' log groups: created once, changed only with the retention.
   functionLogGroups: (r) => r.Type === 'AWS::Logs::LogGroup' && String(r.Properties?.LogGroupName ?? '').startsWith('/aws/lambda/'),
 };
+
+/** Pseudo parameters whose value differs in a nested stack: the root's are passed as these parameters. */
+const ROOT_PSEUDO = { 'AWS::StackName': 'RootStackName', 'AWS::StackId': 'RootStackId' };
+const samePseudo = (name) => name.startsWith('AWS::') && !(name in ROOT_PSEUDO);
 
 const isRefTo = (value, id) => value && typeof value === 'object' && value.Ref === id;
 const mentions = (value, id) => JSON.stringify(value ?? null).includes(`"Ref":"${id}"`);
@@ -53,7 +58,7 @@ function rewrite(value, hooks) {
   if (keys.length === 1) {
     const [key] = keys;
     const arg = value[key];
-    if (key === 'Ref' && typeof arg === 'string' && !arg.startsWith('AWS::')) return hooks.onRef(arg) ?? value;
+    if (key === 'Ref' && typeof arg === 'string' && !samePseudo(arg)) return hooks.onRef(arg) ?? value;
     if (key === 'Fn::GetAtt') {
       const [id, ...attr] = typeof arg === 'string' ? arg.split('.') : arg;
       if (typeof id === 'string' && attr.every((a) => typeof a === 'string')) return hooks.onGetAtt(id, attr.join('.')) ?? value;
@@ -61,7 +66,7 @@ function rewrite(value, hooks) {
     if (key === 'Fn::Sub') {
       const [text, vars] = typeof arg === 'string' ? [arg, undefined] : arg;
       const own = new Set(Object.keys(vars ?? {}));
-      const replaced = text.replace(SUB_VARIABLE, (whole, name) => (own.has(name) || name.startsWith('AWS::') ? whole : `\${${hooks.onSub(name) ?? name}}`));
+      const replaced = text.replace(SUB_VARIABLE, (whole, name) => (own.has(name) || samePseudo(name) ? whole : `\${${hooks.onSub(name) ?? name}}`));
       return { 'Fn::Sub': vars === undefined ? replaced : [replaced, rewrite(vars, hooks)] };
     }
     if (key === 'Condition' && typeof arg === 'string') hooks.onCondition?.(arg);
@@ -96,7 +101,10 @@ function splitStack(template, stacks, templateUrl) {
     const owner = home.get(id);
     if (!owner) return attribute ? { 'Fn::GetAtt': [id, attribute] } : { Ref: id };
     const name = outputName(id, attribute);
-    parts.get(owner).outputs[name] = { Value: attribute ? { 'Fn::GetAtt': [id, attribute] } : { Ref: id } };
+    const value = attribute ? { 'Fn::GetAtt': [id, attribute] } : { Ref: id };
+    const outputs = parts.get(owner).outputs;
+    if (outputs[name] && JSON.stringify(outputs[name].Value) !== JSON.stringify(value)) throw new Error(`${owner}: two outputs would be named ${name}`);
+    outputs[name] = { Value: value };
     return { 'Fn::GetAtt': [owner, `Outputs.${name}`] };
   };
   const known = (id) => id in resources || id in (template.Parameters ?? {});
@@ -106,6 +114,11 @@ function splitStack(template, stacks, templateUrl) {
     const local = (other) => home.get(other) === owner;
     // What the nested resource refers to outside: a parameter of its stack, filled by the root.
     const parameter = (other, attribute) => {
+      if (ROOT_PSEUDO[other]) {
+        part.parameters[ROOT_PSEUDO[other]] = { Type: 'String' };
+        part.values[ROOT_PSEUDO[other]] = { Ref: other };
+        return ROOT_PSEUDO[other];
+      }
       if (!known(other)) throw new Error(`${id} refers to ${other}, which the template does not have`);
       const name = outputName(other, attribute);
       if (local(name)) throw new Error(`${id}: parameter ${name} would clash with a resource of that id in ${owner}`);
@@ -185,9 +198,10 @@ function copyConditions(all, part) {
     if (!all[name]) throw new Error(`condition ${name} is not in the template`);
     copied[name] = rewrite(all[name], {
       onRef: (id) => {
-        part.parameters[id] = { Type: 'String' };
-        part.values[id] = { Ref: id };
-        return undefined;
+        const name = ROOT_PSEUDO[id] ?? id;
+        part.parameters[name] = { Type: 'String' };
+        part.values[name] = { Ref: id };
+        return name === id ? undefined : { Ref: name };
       },
       onGetAtt: () => undefined,
       onSub: () => undefined,
@@ -227,6 +241,9 @@ class NestedStacks {
   split() {
     const commands = this.serverless.processedInput?.commands ?? [];
     if (!['package', 'deploy'].includes(commands[0]) || commands[1] === 'function') return;
+    // A stage deployed as one stack before the split keeps that layout until it is migrated
+    // (docs/operating/deploying.md, "Nested stacks and limits").
+    if (process.env.NESTED_STACKS === 'off') return this.log?.notice?.('NESTED_STACKS=off: one stack, as before the split');
     const provider = this.serverless.service.provider;
     const template = provider.compiledCloudFormationTemplate;
     const artifactDir = this.serverless.service.package.artifactDirectoryName;

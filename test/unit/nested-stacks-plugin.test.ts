@@ -15,7 +15,7 @@ import { mergedTemplate, readPackagedStack, ROOT_TEMPLATE, type Template } from 
 type Split = { root: Template; nested: { name: string; file: string; template: Template }[] };
 const plugin = createRequire(import.meta.url)('../../scripts/serverless-nested-stacks.cjs') as {
   splitStack(t: Template, stacks: unknown[], url: (file: string) => unknown): Split;
-  SELECTORS: Record<string, (r: unknown, all: unknown) => boolean>;
+  SELECTORS: Record<string, (r: unknown) => boolean>;
 };
 
 const STACKS = [
@@ -48,7 +48,7 @@ function template(): Template {
               PolicyDocument: {
                 Statement: [
                   { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: arn('Queue') },
-                  { Effect: 'Allow', Action: ['s3:GetObject'], Resource: [{ 'Fn::Sub': '${Bucket.Arn}/*' }, { 'Fn::If': ['IsRegional', { 'Fn::Sub': 'arn:${AWS::Partition}:s3:::x-${Region}/*' }, { Ref: 'AWS::NoValue' }] }] },
+                  { Effect: 'Allow', Action: ['s3:GetObject'], Resource: [{ 'Fn::Sub': '${Bucket.Arn}/*' }, { 'Fn::If': ['IsRegional', { 'Fn::Sub': 'arn:${AWS::Partition}:s3:::${AWS::StackName}-${Region}/*' }, { Ref: 'AWS::NoValue' }] }] },
                 ],
               },
             },
@@ -123,6 +123,9 @@ describe('the nested stacks plugin', () => {
     expect(JSON.stringify(roles.Resources.FnRole)).toContain('"Fn::Sub":"${BucketArn}/*"');
     expect(roles.Conditions).toEqual(template().Conditions);
     expect(root.Resources.RolesStack!.Properties!.Parameters).toMatchObject({ BucketArn: arn('Bucket'), QueueArn: arn('Queue'), Region: { Ref: 'Region' } });
+    // A nested stack's own name is not the root's: the root's is a parameter too.
+    expect(JSON.stringify(roles.Resources.FnRole)).toContain('"Fn::Sub":"arn:${AWS::Partition}:s3:::${RootStackName}-${Region}/*"');
+    expect(root.Resources.RolesStack!.Properties!.Parameters.RootStackName).toEqual({ Ref: 'AWS::StackName' });
     // The root reads moved resources from the stacks' outputs and waits for the stacks.
     expect(root.Resources.Fn!.Properties!.Role).toEqual({ 'Fn::GetAtt': ['RolesStack', 'Outputs.FnRoleArn'] });
     expect(root.Resources.Fn!.Properties!.Environment.Variables.LOGS).toEqual({ 'Fn::Sub': '${LogsStack.Outputs.FnLogGroup}' });
@@ -184,10 +187,12 @@ describe('the nested stacks plugin in the Serverless lifecycle', () => {
     expect(Object.keys(written.Resources).sort()).toEqual(['FnIntegration', 'FnPermission', 'FnRoute']);
   });
 
-  it('leaves the template whole for any other command (serverless-offline, deploy function)', () => {
-    for (const commands of [['offline', 'start'], ['deploy', 'function']]) {
-      const sls = serverless(commands);
+  it('leaves the template whole for any other command (serverless-offline, deploy function), and with NESTED_STACKS=off', () => {
+    for (const [commands, off] of [[['offline', 'start'], false], [['deploy', 'function'], false], [['deploy'], true]] as const) {
+      if (off) process.env.NESTED_STACKS = 'off';
+      const sls = serverless([...commands]);
       new Plugin(sls).hooks['after:aws:package:finalize:mergeCustomProviderResources']!();
+      delete process.env.NESTED_STACKS;
       expect(sls.service.provider.compiledCloudFormationTemplate).toEqual({ ...template(), Resources: expect.objectContaining({ FnRoute: expect.anything() }) });
     }
   });
