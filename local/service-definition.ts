@@ -56,6 +56,11 @@ function getAttLogicalId(arn: unknown): string | undefined {
 
 export function readServiceDefinition(file = 'serverless.yml'): ServiceDefinition {
   const doc = parse(readFileSync(file, 'utf8')) as Yaml;
+  // A setting given as a stage parameter (`'${param:imageConcurrency}'`) takes the parameter's default locally.
+  const setting = (value: unknown) => {
+    const param = typeof value === 'string' ? /^\$\{param:([A-Za-z0-9]+)\}$/.exec(value)?.[1] : undefined;
+    return param ? doc.params?.default?.[param] : value;
+  };
   const resources: Yaml = doc.resources?.Resources ?? {};
   const env: Yaml = doc.provider?.environment ?? {};
 
@@ -88,7 +93,7 @@ export function readServiceDefinition(file = 'serverless.yml'): ServiceDefinitio
           batchSize: Number(event.sqs.batchSize ?? 10),
           maximumBatchingWindow: Number(event.sqs.maximumBatchingWindow ?? 0),
           reportBatchItemFailures: event.sqs.functionResponseType === 'ReportBatchItemFailures',
-          maximumConcurrency: event.sqs.maximumConcurrency ? Number(event.sqs.maximumConcurrency) : undefined,
+          maximumConcurrency: event.sqs.maximumConcurrency ? Number(setting(event.sqs.maximumConcurrency)) : undefined,
         });
       }
       const pattern = event.eventBridge?.pattern;

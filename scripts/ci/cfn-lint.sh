@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# cfn-lint on the packaged template: any error, and any warning not accepted below, fails.
+# cfn-lint on the packaged templates, the root and every nested stack's it names
+# (Metadata.PackagedTemplate, scripts/ci/stack-templates.ts): any error, and any warning not accepted
+# below, fails.
 #   scripts/ci/cfn-lint.sh [template]   (default .serverless/cloudformation-template-update-stack.json)
 # Needs cfn-lint 1.x (`pip install cfn-lint`); CI machines have 1.51.
 set -euo pipefail
@@ -18,10 +20,19 @@ ACCEPTED=(
 command -v cfn-lint >/dev/null || { echo "cfn-lint is not installed (pip install cfn-lint)" >&2; exit 2; }
 [ -f "$TEMPLATE" ] || { echo "$TEMPLATE not found: run \`npx serverless package\` first" >&2; exit 2; }
 
-echo "cfn-lint $(cfn-lint --version | awk '{print $2}') on $TEMPLATE (accepted warnings: ${ACCEPTED[*]})"
+# The root, then the nested templates beside it.
+mapfile -t TEMPLATES < <(node -e '
+  const fs = require("node:fs"), path = require("node:path");
+  const root = process.argv[1], dir = path.dirname(root);
+  console.log(root);
+  for (const r of Object.values(JSON.parse(fs.readFileSync(root, "utf8")).Resources))
+    if (r.Type === "AWS::CloudFormation::Stack") console.log(path.join(dir, r.Metadata.PackagedTemplate));
+' "$TEMPLATE")
+
+echo "cfn-lint $(cfn-lint --version | awk '{print $2}') on ${TEMPLATES[*]} (accepted warnings: ${ACCEPTED[*]})"
 # Exit code: non-zero for warnings and errors (informational findings are not run by default).
-if cfn-lint --non-zero-exit-code warning --ignore-checks "${ACCEPTED[@]}" -- "$TEMPLATE"; then
-  echo "cfn-lint: no errors, no warnings beyond the accepted ones"
+if cfn-lint --non-zero-exit-code warning --ignore-checks "${ACCEPTED[@]}" -- "${TEMPLATES[@]}"; then
+  echo "cfn-lint: no errors, no warnings beyond the accepted ones in ${#TEMPLATES[@]} templates"
 else
   echo "cfn-lint: failed (see above)" >&2
   exit 1

@@ -17,17 +17,21 @@
  *   is the stack's one table: API keys, OAuth tokens, balances, the URL-signing secret) or any action of
  *   Secrets Manager, SSM, KMS, IAM or STS, whatever the resource.
  *
+ * The template is the merged view of the root and its nested stacks (scripts/ci/stack-templates.ts): a
+ * function's role is its role wherever the role's stack is.
+ *
  * Usage: `tsx scripts/ci/check-roles.ts [artifact folder, default .serverless]`. Prints one row per
  * function, then one line per failure naming the function and the action; exits 1 when any fails.
  * `--fixture <file>` also saves the parts of the template the check reads with the derived actions
  * (the unit tests run on such a copy: test/fixtures/ci-roles/packaged-roles.json).
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deriveAwsCalls, type Entry } from './aws-calls.js';
 import { unzippedSize } from './zip.js';
 import { table, target } from './check-template.js';
+import { mergedTemplate, readPackagedStack } from './stack-templates.js';
 
 type Json = any;
 export interface Template {
@@ -271,7 +275,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const fixtureAt = args.indexOf('--fixture');
   const fixture = fixtureAt >= 0 ? args.splice(fixtureAt, 2)[1] : undefined;
   const dir = args[0] ?? '.serverless';
-  const template = JSON.parse(await readFile(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  const template = mergedTemplate(await readPackagedStack(dir));
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   const derived = deriveAwsCalls(root, await entriesOf(template, dir));
   const report = checkRoles(template, derived.actions);

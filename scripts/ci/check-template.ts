@@ -27,16 +27,27 @@
  *   engine may write (TASK_MAX_OUTPUT_BYTES, which it must set) take at most three quarters of it
  *   together, the rest for what the engine keeps outside the task's folder (Chromium's binary, caches);
  * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
- *   function's architecture, whatever machine packaged them.
+ *   function's architecture, whatever machine packaged them;
+ * - every function that holds a request until a job or task ends (its handler bundle calls `waitFor`,
+ *   lib/wiring/job-response.ts) has its own ReservedConcurrentExecutions (stage parameter
+ *   waitConcurrency), so waits can never take the concurrency of the other routes, and a WAIT_BUDGET
+ *   (waitBudget) below it, so the budget answers before Lambda throttles; at least one function waits;
+ * - the reserved concurrency of all functions leaves 100 of the account's default 1,000 unreserved
+ *   (Lambda refuses a reservation that leaves fewer);
+ * - no AWS::Lambda::Version: versionFunctions stays false (nothing refers to a version, and each deploy
+ *   would otherwise keep every function's code again).
+ *
+ * The template is the merged view of the root and its nested stacks (scripts/ci/stack-templates.ts).
  *
  * Usage: `tsx scripts/ci/check-template.ts [artifact folder, default .serverless]`. Prints a summary
  * table, then one line per broken invariant naming the resource; exits 1 when any is broken.
  * Lambda's 250 MB is 2^20-byte megabytes (262,144,000 bytes); the bundle limit is decimal.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CSRF_HEADERS } from '../../lib/graphql/server/csrf.js';
+import { mergedTemplate, readPackagedStack } from './stack-templates.js';
 import { unzippedSize } from './zip.js';
 
 /** Request headers browser clients of the APIs send (besides the GraphQL CSRF headers). */
@@ -49,6 +60,9 @@ export interface Template {
 
 const MB = 1024 * 1024;
 export const LIMITS = {
+  /** Lambda's default concurrent executions per account and region, and what it keeps unreserved. */
+  accountConcurrency: 1000,
+  minUnreserved: 100,
   visibilityFactor: 6,
   minMaxReceiveCount: 5,
   unzippedBytes: 250 * MB,
@@ -75,6 +89,8 @@ export interface FunctionRow {
   zipped?: number;
   unzipped?: number;
   bundle?: number;
+  /** Its handler bundle calls `waitFor`: it holds a request until a job or task ends. */
+  waits?: boolean;
 }
 
 export interface QueueRow {
@@ -149,6 +165,7 @@ export async function checkTemplate(template: Template, artifactDir: string): Pr
   checkStageSettings(t);
   checkEngineBounds(t);
   const rows = await checkArtifacts(t, httpFunctions, artifactDir);
+  checkConcurrency(t, rows);
   return { failures, functions: rows, queues: [...queueRows.values()] };
 }
 
@@ -376,6 +393,7 @@ async function checkArtifacts(t: Stack, httpFunctions: Set<string>, artifactDir:
     const bundle = zip.entries.find((e) => ['.js', '.mjs', '.cjs'].some((ext) => e.name === module + ext));
     row.bundle = bundle?.size;
     row.bundleName = bundle?.name;
+    row.waits = bundle ? zip.read(bundle).toString('latin1').includes('waitFor(') : false;
     if (row.http) {
       if (!bundle) failures.push(`${fn}: handler file of ${props.Handler} not found in ${path.basename(file)}`);
       else if (bundle.size > LIMITS.httpBundleBytes) {
@@ -394,6 +412,33 @@ async function checkArtifacts(t: Stack, httpFunctions: Set<string>, artifactDir:
     }
   }
   return rows;
+}
+
+/** The waits' own concurrency and budget, the account's unreserved concurrency, no function versions. */
+function checkConcurrency(t: Stack, rows: FunctionRow[]): void {
+  const { resources, ofType, functionIds, failures } = t;
+  const waiting = rows.filter((r) => r.waits);
+  if (rows.some((r) => r.bundle !== undefined) && !waiting.length) {
+    failures.push("no function's bundle calls waitFor: the waits' concurrency and budget bound nothing (renamed? update scripts/ci/check-template.ts)");
+  }
+  for (const row of waiting) {
+    const reserved = resources[row.id]!.Properties?.ReservedConcurrentExecutions;
+    const budget = row.environment.WAIT_BUDGET;
+    const what = `${row.id}: holds requests until a job ends (its bundle calls waitFor)`;
+    if (reserved === undefined) failures.push(`${what} without ReservedConcurrentExecutions: its waits could take every other route's concurrency`);
+    if (budget === undefined) failures.push(`${what} without WAIT_BUDGET: nothing answers before Lambda throttles it`);
+    else if (reserved !== undefined && !(Number(budget) < Number(reserved))) {
+      failures.push(`${row.id}: WAIT_BUDGET ${String(budget)} is not below its ReservedConcurrentExecutions ${String(reserved)}: Lambda throttles before the budget answers`);
+    }
+  }
+  const reservedIn = [...functionIds].map((f) => Number(resources[f]!.Properties?.ReservedConcurrentExecutions ?? 0));
+  const total = reservedIn.reduce((a, b) => a + b, 0);
+  if (total > LIMITS.accountConcurrency - LIMITS.minUnreserved) {
+    failures.push(
+      `ReservedConcurrentExecutions: ${total} reserved in all leaves fewer than ${LIMITS.minUnreserved} of the account's default ${LIMITS.accountConcurrency} unreserved (Lambda refuses it)`,
+    );
+  }
+  for (const [id] of ofType('AWS::Lambda::Version')) failures.push(`${id}: a function version; versionFunctions must stay false (code storage would grow with every deploy)`);
 }
 
 export function table(header: string[], rows: string[][]): string {
@@ -427,7 +472,7 @@ export function formatReport(report: TemplateReport): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const dir = process.argv[2] ?? '.serverless';
-  const template = JSON.parse(await readFile(path.join(dir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  const template = mergedTemplate(await readPackagedStack(dir));
   const report = await checkTemplate(template, dir);
   console.log(formatReport(report));
   process.exitCode = report.failures.length ? 1 : 0;

@@ -39,7 +39,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-s
 import { fork, spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { chmod, chown, copyFile, mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,6 +54,7 @@ import { createS3Client } from '#lib/adapters/file-store/s3-file-store.js';
 import { DynamoStateStore } from '#lib/adapters/state/dynamodb.js';
 import { findExecutable } from '#lib/engines/core/probe.js';
 import { table } from './check-template.js';
+import { mergedTemplate, readPackagedStack } from './stack-templates.js';
 import { scenario } from './lambda-scenarios.js';
 import { socketScenario, startSocketStubs } from './lambda-sockets.js';
 import { extractZip } from './zip.js';
@@ -759,7 +760,8 @@ function report(functions: LambdaFunction[]) {
 
 async function main() {
   const started = Date.now();
-  const template = JSON.parse(await readFile(path.join(artifactDir, 'cloudformation-template-update-stack.json'), 'utf8')) as { Resources: Resources };
+  // The root and its nested stacks as one (scripts/ci/stack-templates.ts): routes and roles live in nested stacks.
+  const template = mergedTemplate(await readPackagedStack(artifactDir)) as { Resources: Resources };
   const resources = template.Resources;
   const stoppers: Array<() => Promise<unknown>> = [];
   let paths: Paths | undefined;

@@ -61,6 +61,19 @@ function goodTemplate(): Template & { Resources: Record<string, { Type: string; 
         Properties: { Handler: 'functions/api.handler', Timeout: 29, Code: { S3Key: 'deploy/api.zip' } },
       },
       ApiIntegration: { Type: 'AWS::ApiGatewayV2::Integration', Properties: { IntegrationType: 'AWS_PROXY', IntegrationUri: getAtt('ApiFunction') } },
+      // Holds a request until its job ends: its own concurrency, and a waits budget a little below it.
+      WaitFunction: {
+        Type: 'AWS::Lambda::Function',
+        Properties: {
+          FunctionName: 'svc-wait',
+          Handler: 'functions/wait.handler',
+          Timeout: 29,
+          ReservedConcurrentExecutions: 50,
+          Environment: { Variables: { WAIT_BUDGET: '40' } },
+          Code: { S3Key: 'deploy/wait.zip' },
+        },
+      },
+      WaitIntegration: { Type: 'AWS::ApiGatewayV2::Integration', Properties: { IntegrationType: 'AWS_PROXY', IntegrationUri: getAtt('WaitFunction') } },
       UploadFunction: {
         Type: 'AWS::Lambda::Function',
         Properties: { FunctionName: 'svc-upload', Handler: 'functions/upload.handler', Timeout: 120, Code: { S3Key: 'deploy/upload.zip' } },
@@ -85,6 +98,7 @@ beforeAll(async () => {
     { name: 'functions/api.cjs.map', data: JSON.stringify({ version: 3, sources: ['../lib/api.ts'], names: [], mappings: 'A'.repeat(3 * MB) }) },
   ]);
   await writeZip(path.join(dir, 'upload.zip'), [{ name: 'functions/upload.cjs', data: 'exports.handler = async () => {};' }]);
+  await writeZip(path.join(dir, 'wait.zip'), [{ name: 'functions/wait.cjs', data: 'exports.handler = async () => ({ body: await waitFor(read, done, 25000) });' }]);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -297,6 +311,38 @@ describe('check-template', () => {
     expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: TASK_MAX_OUTPUT_BYTES differs from its engine function's/)]);
     t.Resources.WorkerFunction!.Properties.Environment = isolated('svc-engine', String(2 * MB));
     expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('fails a function that holds requests (its bundle calls waitFor) without its own concurrency, or with a waits budget not below it', async () => {
+    const t = goodTemplate();
+    const wait = t.Resources.WaitFunction!.Properties;
+    delete wait.ReservedConcurrentExecutions;
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WaitFunction: holds requests until a job ends \(its bundle calls waitFor\) without ReservedConcurrentExecutions/)]);
+    wait.ReservedConcurrentExecutions = 40;
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WaitFunction: WAIT_BUDGET 40 is not below its ReservedConcurrentExecutions 40/)]);
+    delete wait.Environment;
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WaitFunction: holds requests until a job ends .* without WAIT_BUDGET/)]);
+  });
+
+  it("fails reserved concurrency that leaves the account's default 1,000 fewer than 100 unreserved executions", async () => {
+    const t = goodTemplate();
+    t.Resources.WorkerFunction!.Properties.ReservedConcurrentExecutions = 851;
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^ReservedConcurrentExecutions: 901 reserved in all/)]);
+    t.Resources.WorkerFunction!.Properties.ReservedConcurrentExecutions = 850;
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
+  it('fails a function version (versionFunctions stays false: code storage must not grow with every deploy)', async () => {
+    const t = goodTemplate();
+    t.Resources.WorkerVersion = { Type: 'AWS::Lambda::Version', Properties: { FunctionName: { Ref: 'WorkerFunction' } } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerVersion: a function version/)]);
+  });
+
+  it('fails when no function holds requests: the waits budget would bound nothing (waitFor renamed?)', async () => {
+    const t = goodTemplate();
+    t.Resources.WaitFunction!.Properties.Code.S3Key = 'deploy/upload.zip';
+    t.Resources.WaitFunction!.Properties.Handler = 'functions/upload.handler';
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^no function's bundle calls waitFor/)]);
   });
 
   it('fails a zip that packs sharp binaries for another platform than Lambda', async () => {
