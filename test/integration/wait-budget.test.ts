@@ -1,0 +1,109 @@
+/**
+ * The wait endpoints' own budget (issue 28): at most WAIT_BUDGET waits hold at once; a wait beyond it
+ * answers at once with the current state, as a wait that timed out does (the SDKs wait again), never an
+ * error. Holds are counted in time windows that expire, so a function that dies mid-wait gives its
+ * place back within two windows; a wait on a job that has ended takes no place.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKeys } from '#lib/access/auth/keys.js';
+import { WaitBudget } from '#lib/file-api/tasks/wait-budget.js';
+import { jobKey, type JobRecord } from '#lib/file-api/records/model.js';
+import { startStateBackend } from '../support/dynalite.js';
+import { useLocalEnv } from '../support/env.js';
+import { call } from '../support/lambda.js';
+import type * as JobWait from '#functions/jobs/wait.js';
+
+let backend: Awaited<ReturnType<typeof startStateBackend>>;
+let waitHandler: typeof JobWait.handler;
+let key: string;
+beforeAll(async () => {
+  backend = await startStateBackend();
+  useLocalEnv({ dynamodb: backend.endpoint, table: backend.table, WAIT_BUDGET: '1' });
+  waitHandler = (await import('#functions/jobs/wait.js')).handler;
+  key = (await new ApiKeys(backend.store).create({ scopes: ['task.read'] })).key;
+}, 60_000);
+afterAll(() => backend.close());
+
+const WINDOW = 30;
+// Windows ahead of now, so that no count read back has expired.
+const base = Math.floor(Date.now() / 1000 / WINDOW) + 1000;
+const at = (windowIndex: number, second = 0) => ((base + windowIndex) * WINDOW + second) * 1000;
+
+describe('the wait budget', () => {
+  it('holds at most its budget at once, and takes again once a place is given back', async () => {
+    const budget = new WaitBudget(backend.store, { budget: 1, windowSeconds: WINDOW });
+    const first = await budget.take(at(100, 3));
+    expect(first).toBeTypeOf('function');
+    expect(await budget.take(at(100, 4))).toBeUndefined();
+    await first!();
+    expect(await budget.take(at(100, 5))).toBeTypeOf('function');
+  });
+
+  it('counts a hold in the next window too, as a wait outlasts the window it started in', async () => {
+    const budget = new WaitBudget(backend.store, { budget: 1, windowSeconds: WINDOW });
+    const release = await budget.take(at(200, 29));
+    expect(await budget.take(at(201, 10))).toBeUndefined();
+    await release!();
+    expect(await budget.take(at(201, 11))).toBeTypeOf('function');
+  });
+
+  it('gives back the place of a wait that never released it (its function died) two windows later', async () => {
+    const budget = new WaitBudget(backend.store, { budget: 1, windowSeconds: WINDOW });
+    expect(await budget.take(at(300, 1))).toBeTypeOf('function');
+    expect(await budget.take(at(301, 20))).toBeUndefined();
+    expect(await budget.take(at(302, 0))).toBeTypeOf('function');
+  });
+
+  it('spreads its count over shards, each holding its share, and tries a second shard when the first is full', async () => {
+    let next = 0;
+    const budget = new WaitBudget(backend.store, { budget: 5, windowSeconds: WINDOW, shards: 4, pick: () => next++ % 4 });
+    const holds = [];
+    for (let i = 0; i < 5; i++) holds.push(await budget.take(at(400, 1)));
+    expect(holds.every((h) => typeof h === 'function')).toBe(true);
+    expect(await budget.take(at(400, 2))).toBeUndefined();
+    const counted = await Promise.all(budget.keys().map(async (pk) => (await backend.store.get<{ pk: string; sk: string; count: number }>({ pk, sk: String(base + 400) }))?.count ?? 0));
+    expect(counted.reduce((a, b) => a + b, 0)).toBe(5);
+    expect(counted.filter((n) => n > 0).length).toBeGreaterThan(1);
+  });
+});
+
+describe('GET /v2/jobs/{id}/wait with a budget of 1', () => {
+  const putJob = async (id: string, ended: boolean) => {
+    const now = new Date().toISOString();
+    const job: JobRecord = { ...jobKey(id), id, userId: 1, tag: null, status: ended ? 'finished' : 'waiting', createdAt: now, startedAt: null, endedAt: ended ? now : null, expiresAt: Math.floor(Date.now() / 1000) + 3600, taskIds: [], webhookUrl: null };
+    await backend.store.put(job);
+  };
+  const wait = (id: string) => call(waitHandler, { method: 'GET', path: `/v2/jobs/${id}/wait`, headers: { authorization: `Bearer ${key}` }, pathParameters: { id } });
+
+  const ids = { held: randomUUID(), other: randomUUID(), ended: randomUUID() };
+
+  it('answers a second concurrent wait at once with the current state, and the first when its job ends', async () => {
+    await putJob(ids.held, false);
+    await putJob(ids.other, false);
+    let firstDone = false;
+    const first = wait(ids.held).then((r) => ((firstDone = true), r));
+    // The first wait holds the one place once its count is written.
+    const budget = new WaitBudget(backend.store, { budget: 1, windowSeconds: 30 });
+    const held = async () => (await backend.store.get<{ pk: string; sk: string; count: number }>({ pk: budget.keys()[0]!, sk: String(Math.floor(Date.now() / 30_000)) }))?.count === 1;
+    while (!(await held())) await new Promise((r) => setTimeout(r, 20));
+
+    const second = await wait(ids.other);
+    expect(second.status).toBe(200);
+    expect(second.json.data).toMatchObject({ id: ids.other, status: 'waiting' });
+    expect(firstDone).toBe(false);
+
+    await backend.store.update(jobKey(ids.held), { set: { status: 'finished', endedAt: new Date().toISOString() } });
+    const answered = await first;
+    expect(answered.status).toBe(200);
+    expect(answered.json.data).toMatchObject({ id: ids.held, status: 'finished' });
+  }, 40_000);
+
+  it('answers a wait on an ended job with the job, taking no place', async () => {
+    await putJob(ids.ended, true);
+    const scanned = async () => (await backend.store.scan({ filter: { exists: true } })).items.filter((i) => String(i.pk).startsWith('waits')).length;
+    const before = await scanned();
+    expect((await wait(ids.ended)).json.data).toMatchObject({ id: ids.ended, status: 'finished' });
+    expect(await scanned()).toBe(before);
+  });
+});
