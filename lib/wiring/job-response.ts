@@ -56,13 +56,14 @@ const waitBudget = once(() => new WaitBudget(stateStore(), { budget: config().WA
  */
 export async function waitWithinBudget<T>(current: T, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   if (done(current)) return current;
-  const release = await waitBudget().take();
-  if (!release) return current;
+  const hold = await waitBudget().take();
+  if (!hold) return current;
   try {
-    return await waitFor(read, done, config().SYNC_MAX_WAIT_SECONDS * 1000, { value: current });
+    const counted = async () => (await hold.carry(), read());
+    return await waitFor(counted, done, config().SYNC_MAX_WAIT_SECONDS * 1000, { value: current });
   } finally {
-    // A release that fails leaves the place counted until its windows end (lib/file-api/tasks/wait-budget.ts).
-    await release().catch((error: unknown) => rootLogger().warn('wait budget release failed', { error }));
+    // A release that fails leaves the place counted until its window ends (lib/file-api/tasks/wait-budget.ts).
+    await hold.release().catch((error: unknown) => rootLogger().warn('wait budget release failed', { error }));
   }
 }
 

@@ -5,16 +5,19 @@
  * the current state, as one that timed out does.
  *
  * The count lives in time windows at least as long as a wait: a hold is added to the window it starts
- * in (only if that window has room) and to the next one, so every wait that may still be holding during
- * a window is counted in it; its release takes both back. A function that dies mid-wait releases
- * nothing, and its place comes back when the next window is over (the items expire). The count is
- * spread over shards, each with its share of the budget, so that no one key takes every wait's writes:
- * a wait tries a shard at random and, when that one is full, one other.
+ * in, only if that window has room, and given back when the wait ends. A wait still holding when the
+ * next window starts adds itself to that one too, at its next poll (`carry`), so a window counts every
+ * wait that holds during it, but for the up to one second a crossing wait takes to get there (the
+ * functions' reserved concurrency, a little above the budget, bounds that). A function that dies
+ * mid-wait releases nothing, and its place comes back when its window is over (the items expire). A
+ * wait costs two writes, four when it crosses into a next window. The count is spread over shards,
+ * each with its share of the budget, so that no one key takes every wait's writes: a wait tries a shard
+ * at random and, when that one is full, one other.
  */
 import { ConditionFailedError, type StateStore } from '../../adapters/state/port.js';
 import { anyShard, shardKey, shardKeys } from '../../kernel/shards.js';
 
-/** Each shard takes four writes per wait: 8 shards keep 500 waits/s within 1,000 writes/s per key. */
+/** Each shard takes two writes per wait: 8 shards keep 4,000 waits/s within 1,000 writes/s per key. */
 const MAX_SHARDS = 8;
 const BASE_KEY = 'waits';
 
@@ -27,8 +30,13 @@ export interface WaitBudgetOptions {
   pick?: (shards: number) => number;
 }
 
-/** Gives the place back; safe to call more than once. */
-export type Release = () => Promise<void>;
+/** A place of the budget that a wait holds. */
+export interface Hold {
+  /** Counts the hold in the window of `now` too when that is a later one than it started in (call before each poll). */
+  carry(now?: number): Promise<void>;
+  /** Gives the place back; safe to call more than once. */
+  release(): Promise<void>;
+}
 
 export class WaitBudget {
   readonly #shards: number;
@@ -50,29 +58,43 @@ export class WaitBudget {
     return Math.floor(this.opts.budget / this.#shards) + (shard < this.opts.budget % this.#shards ? 1 : 0);
   }
 
-  /** Takes a place for a wait starting at `now`: its release, or undefined when the budget is spent. */
-  async take(now = Date.now()): Promise<Release | undefined> {
+  /** Takes a place for a wait starting at `now`: its hold, or undefined when the budget is spent. */
+  async take(now = Date.now()): Promise<Hold | undefined> {
     if (this.opts.budget < 1) return undefined;
-    const window = Math.floor(now / 1000 / this.opts.windowSeconds);
+    const started = this.#window(now);
     const first = (this.opts.pick ?? anyShard)(this.#shards);
     const tries = this.#shards > 1 ? [first, (first + 1 + anyShard(this.#shards - 1)) % this.#shards] : [first];
     for (const shard of tries) {
-      if (await this.#add(shard, window, 1, this.#share(shard))) {
-        await this.#add(shard, window + 1, 1);
-        let released = false;
-        return async () => {
-          if (released) return;
-          released = true;
-          await Promise.all([this.#add(shard, window, -1), this.#add(shard, window + 1, -1)]);
-        };
-      }
+      if (await this.#add(shard, started, 1, this.#share(shard))) return this.#hold(shard, started);
     }
     return undefined;
   }
 
+  #window(now: number): number {
+    return Math.floor(now / 1000 / this.opts.windowSeconds);
+  }
+
+  #hold(shard: number, started: number): Hold {
+    const counted = [started];
+    let released = false;
+    return {
+      carry: async (now = Date.now()) => {
+        const window = this.#window(now);
+        if (released || counted.includes(window)) return;
+        counted.push(window);
+        await this.#add(shard, window, 1);
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        await Promise.all(counted.map((window) => this.#add(shard, window, -1)));
+      },
+    };
+  }
+
   /** Adds `n` to a shard's count of a window; with `below`, only while the count is under it. */
   async #add(shard: number, window: number, n: number, below?: number): Promise<boolean> {
-    const expiresAt = (window + 2) * this.opts.windowSeconds;
+    const expiresAt = (window + 1) * this.opts.windowSeconds;
     try {
       await this.state.update(
         { pk: shardKey(BASE_KEY, shard), sk: String(window) },
