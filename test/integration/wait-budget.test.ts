@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '#lib/access/auth/keys.js';
+import type { StateStore } from '#lib/adapters/state/port.js';
 import { WaitBudget } from '#lib/file-api/tasks/wait-budget.js';
 import { jobKey, type JobRecord } from '#lib/file-api/records/model.js';
 import { startStateBackend } from '../support/dynalite.js';
@@ -61,7 +62,32 @@ describe('the wait budget', () => {
     expect(await budget.take(at(301, 0))).toBeDefined();
   });
 
-  it('spreads its count over shards, each holding its share, and tries a second shard when the first is full', async () => {
+  it('answers for spent, without asking the store, for a second after it found the budget spent', async () => {
+    let calls = 0;
+    const store = backend.store;
+    const counted: StateStore = {
+      get: (k, o) => store.get(k, o),
+      getMany: (k) => store.getMany(k),
+      query: (pk, o) => store.query(pk, o),
+      scan: (o) => store.scan(o),
+      put: (i, o) => store.put(i, o),
+      putMany: (i) => store.putMany(i),
+      delete: (k, o) => store.delete(k, o),
+      update: (k, u, o) => (calls++, store.update(k, u, o)),
+    };
+    const budget = new WaitBudget(counted, { budget: 1, windowSeconds: WINDOW });
+    const other = new WaitBudget(backend.store, { budget: 1, windowSeconds: WINDOW });
+    const hold = await other.take(at(500, 1));
+    expect(await budget.take(at(500, 2))).toBeUndefined();
+    expect(calls).toBe(1);
+    await hold!.release();
+    expect(await budget.take(at(500, 2.5))).toBeUndefined();
+    expect(calls).toBe(1);
+    expect(await budget.take(at(500, 3.1))).toBeDefined();
+    expect(calls).toBe(2);
+  });
+
+  it('spreads its count over shards, each holding its share, and tries the others when the first is full', async () => {
     let next = 0;
     const budget = new WaitBudget(backend.store, { budget: 5, windowSeconds: WINDOW, shards: 4, pick: () => next++ % 4 });
     const holds = [];

@@ -11,8 +11,11 @@
  * functions' reserved concurrency, a little above the budget, bounds that). A function that dies
  * mid-wait releases nothing, and its place comes back when its window is over (the items expire). A
  * wait costs two writes, four when it crosses into a next window. The count is spread over shards,
- * each with its share of the budget, so that no one key takes every wait's writes: a wait tries a shard
- * at random and, when that one is full, one other.
+ * each with its share of the budget, so that no one key takes every wait's writes: a wait tries the
+ * shards from one picked at random until one has room. A function instance that found every shard full
+ * answers its waits for the next second without asking (FULL_MEMORY_MS): in a burst, the clients whose
+ * waits were answered at once wait again at once, and without it each of their rounds would be failed
+ * writes on the same few keys.
  */
 import { ConditionFailedError, type StateStore } from '../../adapters/state/port.js';
 import { anyShard, shardKey, shardKeys } from '../../kernel/shards.js';
@@ -20,6 +23,7 @@ import { anyShard, shardKey, shardKeys } from '../../kernel/shards.js';
 /** Each shard takes two writes per wait: 8 shards keep 4,000 waits/s within 1,000 writes/s per key. */
 const MAX_SHARDS = 8;
 const BASE_KEY = 'waits';
+const FULL_MEMORY_MS = 1000;
 
 export interface WaitBudgetOptions {
   budget: number;
@@ -40,6 +44,8 @@ export interface Hold {
 
 export class WaitBudget {
   readonly #shards: number;
+  /** Until when this instance takes the budget for spent (epoch ms). */
+  #fullUntil = 0;
 
   constructor(
     private readonly state: StateStore,
@@ -60,13 +66,14 @@ export class WaitBudget {
 
   /** Takes a place for a wait starting at `now`: its hold, or undefined when the budget is spent. */
   async take(now = Date.now()): Promise<Hold | undefined> {
-    if (this.opts.budget < 1) return undefined;
+    if (this.opts.budget < 1 || now < this.#fullUntil) return undefined;
     const started = this.#window(now);
     const first = (this.opts.pick ?? anyShard)(this.#shards);
-    const tries = this.#shards > 1 ? [first, (first + 1 + anyShard(this.#shards - 1)) % this.#shards] : [first];
-    for (const shard of tries) {
+    for (let i = 0; i < this.#shards; i++) {
+      const shard = (first + i) % this.#shards;
       if (await this.#add(shard, started, 1, this.#share(shard))) return this.#hold(shard, started);
     }
+    this.#fullUntil = now + FULL_MEMORY_MS;
     return undefined;
   }
 
