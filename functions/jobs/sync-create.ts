@@ -1,5 +1,6 @@
 /**
- * POST /sync/v2/jobs: creates a job and answers once it has ended (or when the wait cap passes).
+ * POST /sync/v2/jobs: creates a job and answers once it has ended (or when the wait cap passes, or at
+ * once with the job as created when the stage's wait budget is spent).
  * With `redirect: true` the answer is a 302 to the job's first export URL.
  */
 import * as z from 'zod';
@@ -9,7 +10,7 @@ import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { requestRegion } from '#lib/wiring/regions.js';
 import { userFetchPolicy } from '#lib/adapters/net/address-policy.js';
 import { taskService, taskStore } from '#lib/wiring/tasks.js';
-import { jobResponse, waitFor } from '#lib/wiring/job-response.js';
+import { jobResponse, waitWithinBudget } from '#lib/wiring/job-response.js';
 import { checkWebhookUrl, planJob } from '#lib/file-api/tasks/plan.js';
 import { OPERATIONS } from '#lib/file-api/operations/index.js';
 
@@ -32,7 +33,7 @@ export const handler = fileApiRoute(
       sandbox: req.principal.sandbox,
     });
     const store = taskStore();
-    const ended = await waitFor(() => store.getJob(job.id), (j) => !j || Boolean(j.endedAt), config().SYNC_MAX_WAIT_SECONDS * 1000);
+    const ended = await waitWithinBudget<typeof job | undefined>(job, () => store.getJob(job.id), (j) => !j || Boolean(j.endedAt));
     return jobResponse(ended ?? job, req, { redirect, status: 201 });
   },
 );

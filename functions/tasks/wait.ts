@@ -1,14 +1,13 @@
 /**
  * GET /sync/v2/tasks/{id} and GET /v2/tasks/{id}/wait: answers once the task has ended, or with its
- * current state after SYNC_MAX_WAIT_SECONDS.
+ * current state after SYNC_MAX_WAIT_SECONDS or when the stage's wait budget is spent (WAIT_BUDGET).
  */
 import * as z from 'zod';
-import { config } from '#lib/kernel/config.js';
 import { fileApiRoute } from '#lib/wiring/file-api.js';
 import { json } from '#lib/http/types.js';
 import { taskStore } from '#lib/wiring/tasks.js';
 import { idParams, ownedTask } from '#lib/file-api/tasks/http.js';
-import { waitFor } from '#lib/wiring/job-response.js';
+import { waitWithinBudget } from '#lib/wiring/job-response.js';
 import { isEnded } from '#lib/file-api/records/model.js';
 import { taskResponse } from '#lib/wiring/task-response.js';
 
@@ -17,7 +16,7 @@ export const handler = fileApiRoute(
   async (req) => {
     const store = taskStore();
     const task = await ownedTask(store, req.params.id, req.principal);
-    const ended = await waitFor(() => store.getTask(task.id), (t) => !t || isEnded(t.status), config().SYNC_MAX_WAIT_SECONDS * 1000);
+    const ended = await waitWithinBudget<typeof task | undefined>(task, () => store.getTask(task.id), (t) => !t || isEnded(t.status));
     return json(200, { data: await taskResponse(ended ?? task, req) });
   },
 );

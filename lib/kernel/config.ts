@@ -366,6 +366,12 @@ const schema = z.object({
   /** The longest a wait endpoint blocks before answering with the current state (below the gateway's 30 s). */
   SYNC_MAX_WAIT_SECONDS: z.coerce.number().positive().max(28).default(25),
   /**
+   * How many waits (the wait and synchronous endpoints) may hold a function at once in the stage; a wait
+   * beyond it answers at once with the current state, as one that timed out (lib/file-api/tasks/wait-budget.ts).
+   * The wait functions' reserved concurrency is set a little above it, so waits never starve other routes.
+   */
+  WAIT_BUDGET: z.coerce.number().int().min(0).default(40),
+  /**
    * How long a signed URL's request waits for its job before redirecting the client to the same URL to
    * wait again on the same job (below the gateway's 30 s; tests set it short).
    */

@@ -13,7 +13,7 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeys } from '#lib/access/auth/keys.js';
 import { SCOPES } from '#lib/access/auth/scopes.js';
-import { SocketConnections } from '#lib/file-api/events/connections.js';
+import { CONNECTION_SHARDS, SocketConnections } from '#lib/file-api/events/connections.js';
 import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { e2eOutput } from '../support/platform-output.js';
@@ -109,7 +109,7 @@ describe('connections that do not subscribe', () => {
     expect(subscribedDisconnects).toBe(0);
     expect(subscribed.socket.connected).toBe(true);
     // The idle connection's record is gone.
-    const { connections: open } = await connections.page();
+    const open = (await Promise.all(Array.from({ length: CONNECTION_SHARDS }, (_, shard) => connections.page(shard)))).flatMap((p) => p.connections);
     expect(open.filter((c) => c.pending)).toEqual([]);
   }, 90_000);
 

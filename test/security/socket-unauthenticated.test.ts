@@ -7,7 +7,7 @@
  * management API is a recorder and the ping's clock is injected.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SocketConnections } from '#lib/file-api/events/connections.js';
+import { connectionKey, SocketConnections } from '#lib/file-api/events/connections.js';
 import { pingAll } from '#lib/file-api/events/socket-server.js';
 import { createLogger } from '#lib/kernel/log.js';
 import { startStateBackend } from '../support/dynalite.js';
@@ -49,7 +49,7 @@ const ping = (connections: SocketConnections, g: ReturnType<typeof gateway>, now
     now: () => now,
   });
 
-const stored = async (id: string) => (await backend.store.get({ pk: 'socket#connections', sk: id })) !== undefined;
+const stored = async (id: string) => (await backend.store.get(connectionKey(id))) !== undefined;
 
 describe('connections that have not subscribed', () => {
   it('are capped per source address: the connect over the cap is refused and nothing of it is stored', async () => {

@@ -20,6 +20,12 @@ describe('configuration', () => {
     expect(c.AWS_ENDPOINT_URL_DYNAMODB).toBeUndefined();
   });
 
+  it('gives the waits a budget of 40 at once unless the stage sets one (0: every wait answers at once)', () => {
+    expect(parseConfig(minimal).WAIT_BUDGET).toBe(40);
+    expect(parseConfig({ ...minimal, WAIT_BUDGET: '0' }).WAIT_BUDGET).toBe(0);
+    expect(() => parseConfig({ ...minimal, WAIT_BUDGET: '-1' })).toThrow(ConfigError);
+  });
+
   it('takes the built-in account\'s balance as a number of credits or unlimited, the default', () => {
     expect(parseConfig(minimal).ACCOUNT_CREDITS).toBe('unlimited');
     expect(parseConfig({ ...minimal, ACCOUNT_CREDITS: '250' }).ACCOUNT_CREDITS).toBe(250);

@@ -7,7 +7,7 @@ describe('waitFor (the wait endpoints polling a job or task)', () => {
   afterEach(() => vi.useRealTimers());
 
   /** A record that ends `endsAfterMs` after the wait starts; returns when the wait saw the end and how many reads it made. */
-  async function waitForEnd(endsAfterMs: number, maxMs = 25_000) {
+  async function waitForEnd(endsAfterMs: number, maxMs = 25_000, current?: { value: string }) {
     const start = Date.now();
     let reads = 0;
     const waiting = waitFor(
@@ -17,6 +17,7 @@ describe('waitFor (the wait endpoints polling a job or task)', () => {
       },
       (v) => v === 'ended',
       maxMs,
+      current,
     );
     let seenAt = -1;
     void waiting.then(() => (seenAt = Date.now() - start));
@@ -49,5 +50,17 @@ describe('waitFor (the wait endpoints polling a job or task)', () => {
     const { value, seenAt } = await waitForEnd(20_000);
     expect(value).toBe('ended');
     expect(seenAt).toBeLessThanOrEqual(21_000);
+  });
+
+  it('reads nothing more when given the value the caller has just read and it has ended', async () => {
+    expect(await waitForEnd(0, 25_000, { value: 'ended' })).toEqual({ value: 'ended', seenAt: 0, reads: 0 });
+  });
+
+  it("given the caller's value of a running record, reads first after a pause", async () => {
+    const { value, seenAt, reads } = await waitForEnd(300, 25_000, { value: 'running' });
+    expect(value).toBe('ended');
+    expect(seenAt).toBeLessThan(450);
+    // At 50, 112, 190, 288 and 410 ms: the read at 0 ms is the caller's.
+    expect(reads).toBe(5);
   });
 });

@@ -1,10 +1,14 @@
 /**
  * Socket connections and their subscriptions in the state table.
  *
- * - A connection: `socket#connections` / `{connection id}`, with `expiresAt` a little past the
+ * - A connection: `socket#connections[#s<n>]` / `{connection id}`, with `expiresAt` a little past the
  *   gateway's 2-hour limit (TTL removes what a lost `$disconnect` left) and `subs`, the keys of its
- *   subscriptions, so that closing it finds them without a scan. All connections share one partition:
- *   the ping function reads them with one paged query.
+ *   subscriptions, so that closing it finds them without a scan. The connections are spread over
+ *   CONNECTION_SHARDS partitions by a hash of their id (one partition took every connect, subscribe
+ *   and close, and one paged query could not be pinged past ~50 k sockets in the ping's timeout): the
+ *   ping reads the shards in parallel. Shard 0 is the key of before; a connection recorded there before
+ *   the sharding is looked for there when its own shard has no record (for the 2 hours such a
+ *   connection can live).
  * - A subscription: `socket#subs#{live|sandbox}#{owner user id}` / `{channel}|{connection id}`. Every
  *   channel belongs to one user (the job's, the task's or the named user), so everything a user's job
  *   or task event may reach is one partition: publishing reads it with ONE query, and reads an empty
@@ -19,12 +23,15 @@
  *   (./socket-server.ts), which gives its room back.
  */
 import type { CredentialRef } from '../../http/credentials.js';
-import { ConditionFailedError, epochSeconds, queryAll, type Item, type StateStore } from '../../adapters/state/port.js';
+import { ConditionFailedError, epochSeconds, queryAll, type Condition, type Item, type ItemKey, type StateStore, type Update } from '../../adapters/state/port.js';
+import { shardKey, shardOf } from '../../kernel/shards.js';
 
 /** The gateway closes a connection after 2 hours; its record lives a little longer. */
 export const CONNECTION_SECONDS = 2 * 60 * 60 + 10 * 60;
 
 const CONNECTIONS_PK = 'socket#connections';
+/** 16 partitions: a ping of 16 shards at once covers some 16 × 50 k sockets. */
+export const CONNECTION_SHARDS = 16;
 
 const PENDING_PK = 'socket#pending';
 
@@ -67,7 +74,10 @@ export interface PendingCaps {
 /** Without caps given (tests, tools): none in effect. */
 const NO_CAPS: PendingCaps = { pendingPerAddress: Number.MAX_SAFE_INTEGER, pendingTotal: Number.MAX_SAFE_INTEGER };
 
-const connectionKey = (connectionId: string) => ({ pk: CONNECTIONS_PK, sk: connectionId });
+/** Where a connection's record is (made since the sharding). */
+export const connectionKey = (connectionId: string) => ({ pk: shardKey(CONNECTIONS_PK, shardOf(connectionId, CONNECTION_SHARDS)), sk: connectionId });
+/** Where a connection recorded before the sharding is, when that is not where it would be now. */
+const legacyKey = (connectionId: string) => (connectionKey(connectionId).pk === CONNECTIONS_PK ? undefined : { pk: CONNECTIONS_PK, sk: connectionId });
 export const subscriptionsPk = (userId: number, sandbox: boolean) => `socket#subs#${sandbox ? 'sandbox' : 'live'}#${userId}`;
 const subscriptionKey = (userId: number, sandbox: boolean, channel: string, connectionId: string) => ({
   pk: subscriptionsPk(userId, sandbox),
@@ -131,11 +141,33 @@ export class SocketConnections {
 
   /** Forgets the connection and every subscription it made (on `$disconnect`, or when the gateway says it is gone). */
   async close(connectionId: string): Promise<void> {
-    const gone = await this.state.delete<ConnectionRecord>(connectionKey(connectionId));
+    const gone = await this.#at(connectionId, (key) => this.state.delete<ConnectionRecord>(key));
     await Promise.all([
       ...[...(gone?.subs ?? [])].map((member) => this.state.delete(keyOfMember(member))),
       ...(gone?.pending ? pendingKeys(gone.pending).map((k) => this.#countDown(k)) : []),
     ]);
+  }
+
+  /**
+   * `op` on the connection's record: at its shard, or where it was recorded before the sharding when
+   * its shard has none (`op` answers undefined for a key without the record).
+   */
+  async #at<T>(connectionId: string, op: (key: ItemKey) => Promise<T | undefined>): Promise<T | undefined> {
+    const found = await op(connectionKey(connectionId));
+    const legacy = legacyKey(connectionId);
+    return found === undefined && legacy ? op(legacy) : found;
+  }
+
+  /** The connection's record after `update`, or undefined when `condition` does not hold there. */
+  async #updateIf(connectionId: string, update: Update, condition: Condition): Promise<ConnectionRecord | undefined> {
+    return this.#at(connectionId, async (key) => {
+      try {
+        return await this.state.update<ConnectionRecord>(key, update, { condition });
+      } catch (err) {
+        if (err instanceof ConditionFailedError) return undefined;
+        throw err;
+      }
+    });
   }
 
   /** One less connection counted (never below zero). */
@@ -147,12 +179,7 @@ export class SocketConnections {
 
   /** The connection subscribed: it counts no more (only the first subscription takes it off). */
   async #settle(connectionId: string, address: string): Promise<void> {
-    try {
-      await this.state.update(connectionKey(connectionId), { remove: ['pending'] }, { condition: { equals: { pending: address } } });
-    } catch (err) {
-      if (err instanceof ConditionFailedError) return;
-      throw err;
-    }
+    if (!(await this.#updateIf(connectionId, { remove: ['pending'] }, { equals: { pending: address } }))) return;
     await Promise.all(pendingKeys(address).map((k) => this.#countDown(k)));
   }
 
@@ -162,17 +189,8 @@ export class SocketConnections {
    */
   async subscribe(connectionId: string, owner: { userId: number; sandbox: boolean }, channel: string, credential: CredentialRef & { keyId: string }): Promise<boolean> {
     const key = subscriptionKey(owner.userId, owner.sandbox, channel, connectionId);
-    let connection: ConnectionRecord;
-    try {
-      connection = await this.state.update<ConnectionRecord>(
-        connectionKey(connectionId),
-        { add: { subs: new Set([memberOf(key)]), creds: new Set([credentialMember(owner, credential)]) } },
-        { condition: { exists: true } },
-      );
-    } catch (err) {
-      if (err instanceof ConditionFailedError) return false;
-      throw err;
-    }
+    const connection = await this.#updateIf(connectionId, { add: { subs: new Set([memberOf(key)]), creds: new Set([credentialMember(owner, credential)]) } }, { exists: true });
+    if (!connection) return false;
     const record: SubscriptionRecord = { ...key, channel, connectionId, expiresAt: connection.expiresAt, credential: { kind: credential.kind, hash: credential.hash }, keyId: credential.keyId };
     await this.state.put(record);
     if (connection.pending) await this.#settle(connectionId, connection.pending);
@@ -189,13 +207,8 @@ export class SocketConnections {
     const emptied = await Promise.all(
       [...byConnection].map(async ([connectionId, theirs]) => {
         await Promise.all(theirs.map((s) => this.state.delete({ pk: s.pk, sk: s.sk })));
-        try {
-          const left = await this.state.update<ConnectionRecord>(connectionKey(connectionId), { delete: { subs: new Set(theirs.map(memberOf)) } }, { condition: { exists: true } });
-          return left.subs?.size ? undefined : connectionId;
-        } catch (err) {
-          if (err instanceof ConditionFailedError) return connectionId;
-          throw err;
-        }
+        const left = await this.#updateIf(connectionId, { delete: { subs: new Set(theirs.map(memberOf)) } }, { exists: true });
+        return left?.subs?.size ? undefined : connectionId;
       }),
     );
     return emptied.filter((id): id is string => id !== undefined);
@@ -203,13 +216,11 @@ export class SocketConnections {
 
   /** Ends the connection's subscriptions to `channel` (whoever owned it). */
   async unsubscribe(connectionId: string, channel: string): Promise<void> {
-    const connection = await this.state.get<ConnectionRecord>(connectionKey(connectionId), { consistent: true });
+    const connection = await this.#get(connectionId);
     const members = [...(connection?.subs ?? [])].filter((m) => keyOfMember(m).sk === `${channel}|${connectionId}`);
     if (!members.length) return;
     await Promise.all(members.map((m) => this.state.delete(keyOfMember(m))));
-    await this.state.update(connectionKey(connectionId), { delete: { subs: new Set(members) } }, { condition: { exists: true } }).catch((err: unknown) => {
-      if (!(err instanceof ConditionFailedError)) throw err;
-    });
+    await this.#updateIf(connectionId, { delete: { subs: new Set(members) } }, { exists: true });
   }
 
   /**
@@ -223,11 +234,11 @@ export class SocketConnections {
   }
 
   /**
-   * The open connections, a page at a time: each with when it connected, whether it has not subscribed
+   * The open connections of one shard (0 to CONNECTION_SHARDS - 1), a page at a time: each with when it connected, whether it has not subscribed
    * yet and the credentials of its subscriptions.
    */
-  async page(cursor?: string): Promise<{ connections: OpenConnection[]; cursor?: string }> {
-    const page = await this.state.query<ConnectionRecord>(CONNECTIONS_PK, { cursor, limit: 500 });
+  async page(shard: number, cursor?: string): Promise<{ connections: OpenConnection[]; cursor?: string }> {
+    const page = await this.state.query<ConnectionRecord>(shardKey(CONNECTIONS_PK, shard), { cursor, limit: 500 });
     return {
       connections: page.items.map((c) => ({ id: c.sk, connectedAt: Date.parse(c.connectedAt), pending: typeof c.pending === 'string', creds: [...(c.creds ?? [])] })),
       cursor: page.cursor,
@@ -236,15 +247,17 @@ export class SocketConnections {
 
   /** The connection's subscriptions made with this credential (one batch read). */
   async subscriptionsWith(connectionId: string, ref: CredentialRef): Promise<SubscriptionRecord[]> {
-    const connection = await this.state.get<ConnectionRecord>(connectionKey(connectionId), { consistent: true });
+    const connection = await this.#get(connectionId);
     const subs = await this.state.getMany<SubscriptionRecord>([...(connection?.subs ?? [])].map(keyOfMember));
     return subs.filter((s) => s.credential?.kind === ref.kind && s.credential.hash === ref.hash);
   }
 
   /** The credential no longer counts for the connection (its subscriptions were ended). */
   async forgetCredential(connectionId: string, member: string): Promise<void> {
-    await this.state.update(connectionKey(connectionId), { delete: { creds: new Set([member]) } }, { condition: { exists: true } }).catch((err: unknown) => {
-      if (!(err instanceof ConditionFailedError)) throw err;
-    });
+    await this.#updateIf(connectionId, { delete: { creds: new Set([member]) } }, { exists: true });
+  }
+
+  #get(connectionId: string): Promise<ConnectionRecord | undefined> {
+    return this.#at(connectionId, (key) => this.state.get<ConnectionRecord>(key, { consistent: true }));
   }
 }

@@ -1,5 +1,6 @@
 /** Jobs and tasks as stored, and the rules that derive one from the other. */
 import type { Item } from '../../adapters/state/port.js';
+import { shardKey, shardKeys, shardOf } from '../../kernel/shards.js';
 
 export type TaskStatus = 'waiting' | 'processing' | 'finished' | 'error';
 export type JobStatus = TaskStatus;
@@ -92,9 +93,24 @@ export interface JobRecord extends Item {
 
 export const taskKey = (id: string) => ({ pk: `task#${id}`, sk: 'task' });
 export const jobKey = (id: string) => ({ pk: `job#${id}`, sk: 'job' });
-/** The user's tasks and jobs, newest first; the sandbox's are listed apart from the live ones. */
-export const userTasksIndex = (userId: number, sandbox = false) => `${sandbox ? 'sandbox-' : ''}tasks#${userId}`;
-export const userJobsIndex = (userId: number, sandbox = false) => `${sandbox ? 'sandbox-' : ''}jobs#${userId}`;
+/**
+ * The user's tasks and jobs, newest first (gsi1), the sandbox's apart from the live ones, each under
+ * shards of the user's key (a hash of the record's id; shard 0 is the key of before, so records made
+ * before the sharding are listed too). Every write to a task or job writes the index (it projects all
+ * attributes): a two-task job writes the user's tasks about 10 times and its jobs 3 times, so 16 and 4
+ * shards keep one user at 500 jobs/s within DynamoDB's 1,000 writes/s per partition key (issue 28).
+ */
+export const USER_TASK_SHARDS = 16;
+export const USER_JOB_SHARDS = 4;
+const userTasksBase = (userId: number, sandbox: boolean) => `${sandbox ? 'sandbox-' : ''}tasks#${userId}`;
+const userJobsBase = (userId: number, sandbox: boolean) => `${sandbox ? 'sandbox-' : ''}jobs#${userId}`;
+export const userTasksIndex = (userId: number, sandbox: boolean | undefined, taskId: string) =>
+  shardKey(userTasksBase(userId, Boolean(sandbox)), shardOf(taskId, USER_TASK_SHARDS));
+export const userJobsIndex = (userId: number, sandbox: boolean | undefined, jobId: string) =>
+  shardKey(userJobsBase(userId, Boolean(sandbox)), shardOf(jobId, USER_JOB_SHARDS));
+/** Every shard of the user's task (job) index, to list them all. */
+export const userTasksShards = (userId: number, sandbox = false) => shardKeys(userTasksBase(userId, sandbox), USER_TASK_SHARDS);
+export const userJobsShards = (userId: number, sandbox = false) => shardKeys(userJobsBase(userId, sandbox), USER_JOB_SHARDS);
 /** Whether a job, task or webhook record belongs to the sandbox (records without the flag are live). */
 export const isSandbox = (record: { sandbox?: unknown }) => record.sandbox === true;
 

@@ -6,14 +6,15 @@ import {
   activeShard,
   jobKey,
   taskKey,
-  userJobsIndex,
-  userTasksIndex,
+  userJobsShards,
+  userTasksShards,
   type JobRecord,
   type TaskRecord,
   type TaskResult,
   type TaskStatus,
   watchAt,
 } from './model.js';
+import { listShards } from './sharded-list.js';
 
 export interface ListOptions {
   limit: number;
@@ -47,13 +48,13 @@ export class TaskStore {
     await this.state.put(task, { condition: { exists: false } });
   }
 
-  /** The user's live tasks, or with `sandbox` the sandbox's, newest first. */
+  /** The user's live tasks, or with `sandbox` the sandbox's, newest first over the index's shards. */
   listTasks(userId: number, opts: ListOptions, sandbox = false) {
-    return this.state.query<TaskRecord>(userTasksIndex(userId, sandbox), { index: 'gsi1', descending: true, ...opts });
+    return listShards<TaskRecord>(this.state, userTasksShards(userId, sandbox), opts);
   }
 
   listJobs(userId: number, opts: ListOptions, sandbox = false) {
-    return this.state.query<JobRecord>(userJobsIndex(userId, sandbox), { index: 'gsi1', descending: true, ...opts });
+    return listShards<JobRecord>(this.state, userJobsShards(userId, sandbox), opts);
   }
 
   /**

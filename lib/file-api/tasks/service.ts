@@ -81,13 +81,15 @@ export class TaskService {
     retryOf?: string;
     origin?: TaskOrigin;
     sandbox?: boolean;
+    /** Chosen beforehand when tasks of one job name each other. */
+    id?: string;
   }): TaskRecord {
-    const id = randomUUID();
+    const id = args.id ?? randomUUID();
     const createdAt = args.now.toISOString();
     return {
       pk: `task#${id}`,
       sk: 'task',
-      gsi1pk: userTasksIndex(args.userId, args.sandbox),
+      gsi1pk: userTasksIndex(args.userId, args.sandbox, id),
       gsi1sk: `${createdAt}#${id}`,
       id,
       userId: args.userId,
@@ -164,10 +166,8 @@ export class TaskService {
         now,
         origin: origin.region ? { region: origin.region } : undefined,
         sandbox: origin.sandbox,
+        id: ids.get(t.name),
       });
-      task.id = ids.get(t.name)!;
-      task.pk = `task#${task.id}`;
-      task.gsi1sk = `${task.createdAt}#${task.id}`;
       return task;
     });
     for (const task of tasks) {
@@ -179,7 +179,7 @@ export class TaskService {
     const job: JobRecord = {
       pk: `job#${jobId}`,
       sk: 'job',
-      gsi1pk: userJobsIndex(userId, origin.sandbox),
+      gsi1pk: userJobsIndex(userId, origin.sandbox, jobId),
       gsi1sk: `${createdAt}#${jobId}`,
       id: jobId,
       userId,
