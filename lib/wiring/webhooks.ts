@@ -6,6 +6,7 @@ import { WebhookStore } from '../file-api/webhooks/store.js';
 import { socketConnections } from './sockets.js';
 
 let store: WebhookStore | undefined;
+let settings: WebhookStore | undefined;
 let marks: Listeners | undefined;
 
 /**
@@ -18,4 +19,8 @@ export const listeners = (): Listeners =>
     return { webhooks: hooks.length, sockets: subs.length > 0 };
   }));
 
-export const webhookStore = (): WebhookStore => (store ??= new WebhookStore(stateStore(), listeners()));
+/** Endpoints to read, deliver to or delete (a deletion counts itself down without the look-up). */
+export const webhookStore = (): WebhookStore => (store ??= new WebhookStore(stateStore()));
+
+/** Endpoints to create: each counted before it is stored, so that events look for it. */
+export const webhookSettings = (): WebhookStore => (settings ??= new WebhookStore(stateStore(), listeners()));

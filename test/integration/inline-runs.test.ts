@@ -40,6 +40,22 @@ describe('inline runs', () => {
     expect((await wiring.files.get(`tasks/${out.id}/a.txt`)).body).toBeDefined();
   });
 
+  it('leaves a ZIP of the inputs (export/url with archive_multiple_files) to the export queue', async () => {
+    const wiring = wireTasks({ state, files });
+    const plan = planJob({
+      tasks: {
+        a: { operation: 'import/raw', file: 'a', filename: 'a.txt' },
+        b: { operation: 'import/raw', file: 'b', filename: 'b.txt' },
+        out: { operation: 'export/url', input: ['a', 'b'], archive_multiple_files: true },
+      },
+    });
+    const { job, tasks } = await wiring.service.createJob(1, plan, undefined, {}, inlineRuns(wiring.deps(INLINE_IMPLEMENTATIONS)));
+    expect(wiring.queue.sent.map((m) => [m.queue, m.message.taskId])).toEqual([['export', named(tasks, 'out')]]);
+    await wiring.drain({ 'export/url': exportUrl });
+    expect((await wiring.store.getTask(named(tasks, 'out')))!.result?.files?.map((f) => f.filename)).toEqual(['archive.zip']);
+    expect((await wiring.store.getJob(job.id))!.status).toBe('finished');
+  });
+
   it('queues what needs an engine and runs the export/url after it in the step that ended its input', async () => {
     const wiring = wireTasks({ state, files });
     const archive: Implementation = async (ctx) => ({ result: { files: [await ctx.save('a.zip', Buffer.from('zip'))] }, credits: 0 });
@@ -86,14 +102,13 @@ describe('inline runs', () => {
     const wiring = wireTasks({ state, files });
     const hung: Implementation = () => new Promise(() => {});
     const inline = inlineRuns(wiring.deps({ ...INLINE_IMPLEMENTATIONS, 'import/raw': hung }, { leaseSeconds: 30 }));
-    void wiring.service.createJob(1, rawToUrl(), undefined, {}, inline);
+    // A user of its own: its tasks are the only ones listed.
+    void wiring.service.createJob(77, rawToUrl(), undefined, {}, inline);
     let raw;
-    for (;;) {
-      const found = await wiring.store.listTasks(1, { limit: 1 });
-      raw = found.items.find((t) => t.operation === 'import/raw' && t.status === 'processing');
-      if (raw) break;
-      await new Promise((r) => setTimeout(r, 20));
+    for (const deadline = Date.now() + 30_000; !raw && Date.now() < deadline; await new Promise((r) => setTimeout(r, 20))) {
+      raw = (await wiring.store.listTasks(77, { limit: 10 })).items.find((t) => t.operation === 'import/raw' && t.status === 'processing');
     }
+    if (!raw) throw new Error('the inline run never claimed its task');
     expect(raw.queuedAt).toBeTruthy();
     expect(wiring.queue.sent).toEqual([]);
     // Nothing to sweep while the lease holds; once it has lapsed (and the grace after it), the task is queued.

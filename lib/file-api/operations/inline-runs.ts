@@ -5,11 +5,14 @@
  */
 import type { StepRun } from './framework/define.js';
 import type { Implementation } from './framework/types.js';
-import exportUrl from './export/url/run.js';
+import { implement } from './framework/define.js';
+import { copyInputs } from './export/url/copies.js';
+import { exportUrl } from './export/url/operation.js';
 import importBase64 from './import/base64/run.js';
 import importRaw from './import/raw/run.js';
 
-const RUNS: readonly StepRun[] = [importBase64, importRaw, exportUrl] as unknown as readonly StepRun[];
+// export/url's copies only: a ZIP (archive_multiple_files) is not run inline (its definition says so).
+const RUNS: readonly StepRun[] = [importBase64, importRaw, implement(exportUrl, copyInputs)] as unknown as readonly StepRun[];
 
 export const INLINE_IMPLEMENTATIONS: Readonly<Record<string, Implementation>> = Object.fromEntries(
   RUNS.flatMap(({ definition, run }) => [definition.name, ...(definition.aliases ?? [])].map((name) => [name, run as unknown as Implementation])),

@@ -55,10 +55,6 @@ export class Listeners {
     await this.#onRecord(userId, sandbox, { add: { webhooks: 1 } });
   }
 
-  /** After an endpoint was deleted (a user without the item is counted afresh when it is made). */
-  async webhookRemoved(userId: number, sandbox: boolean): Promise<void> {
-    await this.state.update(listenersKey(userId, sandbox), { add: { webhooks: -1 } }, { condition: { exists: true } }).catch(ignoreCondition);
-  }
 
   /** Before a subscription is stored: subscriptions may exist until SOCKET_SUBSCRIPTION_SECONDS from now. */
   async socketsOpen(owner: { userId: number; sandbox: boolean }, now = Date.now()): Promise<void> {
@@ -91,6 +87,14 @@ export class Listeners {
       return (await this.state.get<ListenersRecord>(listenersKey(userId, sandbox), { consistent: true })) ?? record;
     }
   }
+}
+
+/**
+ * After an endpoint was deleted: one fewer (a user without the item is counted afresh when it is made).
+ * Needs no look-up, so any store that deletes endpoints does it (lib/file-api/webhooks/store.ts).
+ */
+export async function webhookRemoved(state: StateStore, userId: number, sandbox: boolean): Promise<void> {
+  await state.update(listenersKey(userId, sandbox), { add: { webhooks: -1 } }, { condition: { exists: true } }).catch(ignoreCondition);
 }
 
 function ignoreCondition(err: unknown): void {

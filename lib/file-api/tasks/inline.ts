@@ -25,7 +25,10 @@ import { operationDefinition } from '../operations/index.js';
 export const INLINE_MIN_REMAINING_MS = 60_000;
 
 /** Whether the operation's definition lets a task run where it becomes ready. */
-export const runsInline = (task: Pick<TaskRecord, 'operation'>): boolean => operationDefinition(task.operation)?.inline === true;
+export function runsInline(task: Pick<TaskRecord, 'operation' | 'payload'>): boolean {
+  const inline = operationDefinition(task.operation)?.inline;
+  return inline === true || (typeof inline === 'function' && inline(task.payload));
+}
 
 /**
  * The inline runs of one invocation: `deps` as for its own runs, with `implementations` holding the

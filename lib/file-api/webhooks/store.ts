@@ -1,7 +1,7 @@
 /** Webhook endpoints and the users' dynamic-webhook signing secrets in the state store. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ConditionFailedError, getOrCreate, type Page, type StateStore } from '../../adapters/state/port.js';
-import type { Listeners } from '../records/listeners.js';
+import { webhookRemoved, type Listeners } from '../records/listeners.js';
 import {
   accountSecretKey,
   userWebhooksIndex,
@@ -14,10 +14,14 @@ import {
 export const newSigningSecret = () => randomBytes(24).toString('base64url');
 
 export class WebhookStore {
-  /** `listeners`: the per-user count events read before looking endpoints up (lib/file-api/records/listeners.ts). */
+  /**
+   * `listeners`: the per-user count events read before looking endpoints up (lib/file-api/records/listeners.ts),
+   * counted up by `create`; a store without it (reading, delivering, deleting: a deletion counts down
+   * without it) must not create endpoints that events should reach.
+   */
   constructor(
     private readonly state: StateStore,
-    private readonly listeners?: Pick<Listeners, 'webhookAdded' | 'webhookRemoved'>,
+    private readonly listeners?: Pick<Listeners, 'webhookAdded'>,
   ) {}
 
   async create(args: { userId: number; url: string; events: WebhookEvent[]; keyIds: string[]; sandbox?: boolean }, now = new Date()): Promise<WebhookRecord> {
@@ -68,7 +72,7 @@ export class WebhookStore {
 
   async delete(id: string): Promise<void> {
     const deleted = await this.state.delete<WebhookRecord>(webhookKey(id));
-    if (deleted) await this.listeners?.webhookRemoved(deleted.userId, deleted.sandbox === true);
+    if (deleted) await webhookRemoved(this.state, deleted.userId, deleted.sandbox === true);
   }
 
   /** Records a delivery outcome; a deleted endpoint is left alone. */
