@@ -185,7 +185,7 @@ export async function callsPerJob(platform: Emulator, traceFile: string, runs = 
     }
     jobs[kind] = medians(tasks, counted);
   }
-  const calls: CallsPerJob = { source: `npm run bench (BENCH_ONLY=hops), median of ${runs} runs per job, create → wait → download, ${new Date().toISOString().slice(0, 10)}`, jobs };
+  const calls: CallsPerJob = { source: `npm run bench (its hops section), median of ${runs} runs per job, create → wait → download, ${new Date().toISOString().slice(0, 10)}`, jobs };
   writeFileSync(CALLS_PER_JOB_FILE, `${JSON.stringify(calls, null, 2)}\n`);
   return { lines: callLines(calls), calls };
 }
