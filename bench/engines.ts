@@ -33,7 +33,7 @@ export async function startBenchSite(): Promise<{ origin: string; host: string; 
 }
 
 /** A photo-like JPEG of about 1 MB (gradients and noise). */
-async function jpegOfAboutOneMegabyte(): Promise<Buffer> {
+export async function jpegOfAboutOneMegabyte(): Promise<Buffer> {
   const width = 1600;
   const height = 1200;
   const pixels = Buffer.alloc(width * height * 3);

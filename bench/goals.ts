@@ -1,5 +1,5 @@
 /**
- * The goals of issue 17, for the end of `npm run bench`: each measured value beside its baseline
+ * The goals of issues 17 and 28, for the end of `npm run bench`: each measured value beside its baseline
  * from the same run, the limit the goal derives from that baseline, the ratio, and whether the goal
  * is met. Built from the sections' results; a goal whose section did not run is not listed.
  *
@@ -11,12 +11,13 @@ import type { EngineResult } from './engines.js';
 import type { GraphqlThroughputResult } from './graphql.js';
 import type { LargeFileResult } from './large-file.js';
 import type { PipelineResult } from './pipeline.js';
+import type { CallsPerJob } from './calls-per-job.js';
 
 export interface Goal {
   /** The goal, in the issue's words. */
   goal: string;
   measured: number;
-  unit: 'ms' | 'jobs/s' | 'req/s' | 'MiB';
+  unit: 'ms' | 'jobs/s' | 'req/s' | 'MiB' | 'calls' | 'invocations';
   /** What `measured` is compared with; `recorded` when the figure is not from this run. */
   baseline?: { what: string; value: number; recorded?: boolean };
   /** `measured` must be at most (≤), below (<) or at least (≥) this. */
@@ -50,6 +51,16 @@ export function pipelineGoals(r: PipelineResult): Goal[] {
       holds: r.burst.finished === r.burst.jobs,
       note: `${r.burst.finished} of ${r.burst.jobs} finished` + (r.burst.failedWaits > 0 ? `, ${r.burst.failedWaits} failed waits repeated` : ''),
     },
+  ];
+}
+
+/** Issue 28's budget for a no-engine job, create to download (bench/calls-per-job.ts). */
+export function callGoals(calls: CallsPerJob): Goal[] {
+  const job = calls.jobs['no-engine'];
+  if (!job) return [];
+  return [
+    { goal: 'no-engine job, create → download: ≤ 25 state-store calls', measured: job.state.reads + job.state.writes, unit: 'calls', comparison: '≤', limit: 25 },
+    { goal: 'no-engine job, create → download: ≤ 3 invocations', measured: Object.values(job.invocations).reduce((a, b) => a + b, 0), unit: 'invocations', comparison: '≤', limit: 3 },
   ];
 }
 
@@ -99,7 +110,7 @@ export function largeFileGoals(r: LargeFileResult): Goal[] {
   ];
 }
 
-const figure = (value: number, unit: Goal['unit']) => `${value.toFixed(value < 100 ? 1 : 0)} ${unit}`;
+const figure = (value: number, unit: Goal['unit']) => `${value.toFixed(value < 100 && unit !== 'calls' && unit !== 'invocations' ? 1 : 0)} ${unit}`;
 
 function isMet(g: Goal): boolean {
   const within = g.comparison === '≤' ? g.measured <= g.limit : g.comparison === '<' ? g.measured < g.limit : g.measured >= g.limit;
@@ -123,7 +134,7 @@ export function goalLines(goals: Goal[]): string[] {
       .map((c, i) => (i === 0 || i === 2 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
       .join('  ')
       .trimEnd();
-  const lines = ['goals of issue 17 (baselines from this run):', line(head), ...body.map(line)];
+  const lines = ['goals of issues 17 and 28 (baselines from this run):', line(head), ...body.map(line)];
   if (goals.some((g) => g.baseline?.recorded)) lines.push('† a figure recorded in the issue when it was filed, not measured in this run');
   return lines;
 }

@@ -6,7 +6,7 @@
  *
  * - API: the POST /v2/jobs round trip as the client sees it;
  * - queue wait: from the step message being sent to the dispatcher invoking the step's function;
- * - each step's invocation, split into the time spent waiting on the state store (DynamoDB API),
+ * - each step's invocation, if any (tasks that need no engine run inside the POST), split into the time spent waiting on the state store (DynamoDB API),
  *   the object store (S3 API) and the queue (SQS API), and the rest (the function's own work: the
  *   file transfer's CPU side, serialisation, the emulated Lambda call);
  * - the calls each step made, by operation.
@@ -21,13 +21,16 @@ import { fileURLToPath } from 'node:url';
 import type { Emulator, EmulatorOptions } from '../local/emulator.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 
-interface Call {
+/** One request the functions' process made or answered, as bench/call-trace.cjs records it. */
+export interface Call {
   t0: number;
   t1: number;
   host: string;
   method: string;
   path: string;
   target?: string;
+  /** Set on a request the functions' process answered (call-trace.cjs). */
+  dir?: 'in';
 }
 
 /** What startEmulator needs for the trace: the tracer preloaded, the file named. */
@@ -92,22 +95,21 @@ export async function hopBreakdown(platform: Emulator, traceFile: string, runs =
         tasks: { raw: { operation: 'import/base64', file: bytes, filename: 'data.bin' }, out: { operation: 'export/url', input: 'raw' } },
       });
       const t1 = performance.timeOrigin + performance.now();
-      // The job has ended when the export step's invocation has returned.
+      // Its steps, if any ran outside the POST (tasks that need no engine run inside it): the job has
+      // ended when it says so, and every invocation it made has returned.
       const deadline = Date.now() + 60_000;
-      const stepOf = (name: string) => invocations.find((v) => v.fn.endsWith(name));
-      while (!(stepOf('-importStep') && stepOf('-exportStep'))) {
-        if (Date.now() > deadline) throw new Error(`job ${job.id}: no export step invocation within 60 s (${invocations.map((v) => v.fn).join(', ')})`);
+      while ((await cc.jobs.get(job.id)).status !== 'finished') {
+        if (Date.now() > deadline) throw new Error(`job ${job.id}: not finished within 60 s (${invocations.map((v) => v.fn).join(', ')})`);
         await new Promise((r) => setTimeout(r, 5));
       }
+      const steps = [...invocations].filter((v) => v.t0 >= t0).sort((a, b) => a.t0 - b.t0);
       // The functions' calls reach the file every 200 ms.
       await new Promise((r) => setTimeout(r, 450));
       const calls = readFileSync(traceFile, 'utf8')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as Call)
-        .filter((c) => c.t0 >= t0 - 1 && c.host && !c.path.includes('/invocations'));
-      const importRun = stepOf('-importStep')!;
-      const exportRun = stepOf('-exportStep')!;
+        .filter((c) => c.t0 >= t0 - 1 && c.host && !c.dir && !c.path.includes('/invocations'));
       const within = (a: number, b: number) => calls.filter((c) => c.t0 >= a && c.t0 <= b);
       // From the send's start: a long-polling consumer can have the message before the sender has its answer.
       const lastSend = (a: number, b: number) => Math.max(...within(a, b).filter((c) => c.target?.endsWith('SendMessage')).map((c) => c.t0));
@@ -126,11 +128,14 @@ export async function hopBreakdown(platform: Emulator, traceFile: string, runs =
         for (const c of inside) tally.set(`${serviceOf(c)} ${operationOf(c)}`, (tally.get(`${serviceOf(c)} ${operationOf(c)}`) ?? 0) + 1 / runs);
       };
       hop('API POST /v2/jobs', t0, t1);
-      add('queue wait before the import step', importRun.t0 - lastSend(t0, t1));
-      hop('import step', importRun.t0, importRun.t1);
-      add('queue wait before the export step', exportRun.t0 - lastSend(importRun.t0, importRun.t1));
-      hop('export step', exportRun.t0, exportRun.t1);
-      add('job, end to end (POST to the export step returning)', exportRun.t1 - t0);
+      let previous = { t0, t1 };
+      for (const step of steps) {
+        const name = step.fn.split('-').at(-1)!;
+        add(`queue wait before ${name}`, step.t0 - lastSend(previous.t0, previous.t1));
+        hop(name, step.t0, step.t1);
+        previous = step;
+      }
+      add('job, end to end (POST to its last invocation returning)', Math.max(t1, ...steps.map((v) => v.t1)) - t0);
     }
   } finally {
     dc.unsubscribe('http.client.request.start', onStart as (m: unknown) => void);

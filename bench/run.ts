@@ -10,9 +10,10 @@ import { startEmulator } from '../local/emulator.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
-import { engineGoals, goalLines, graphqlGoals, largeFileGoals, pipelineGoals, type Goal } from './goals.js';
+import { callGoals, engineGoals, goalLines, graphqlGoals, largeFileGoals, pipelineGoals, type Goal } from './goals.js';
 import { graphqlThroughput } from './graphql.js';
 import { hopBreakdown, hopTracing } from './hops.js';
+import { callsPerJob } from './calls-per-job.js';
 import { largeFileRun } from './large-file.js';
 import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
@@ -24,7 +25,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /**
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
- * hops, pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
+ * hops (with calls per job), pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
  * large. Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -92,7 +93,13 @@ try {
   }
   // Cold starts of every HTTP function, GraphQL included, from the packaged artifacts.
   if (wanted('cold')) ratios.push(await coldStartReport());
-  if (wanted('hops')) ratios.push(...(await hopBreakdown(platform, traceFile)));
+  if (wanted('hops')) {
+    ratios.push(...(await hopBreakdown(platform, traceFile)));
+    // Calls and invocations per job, create → wait → download; writes bench/calls-per-job.json.
+    const counted = await callsPerJob(platform, traceFile);
+    ratios.push(...counted.lines);
+    goals.push(...callGoals(counted.calls));
+  }
   if (wanted('pipeline')) {
     const pipeline = await pipelineScenarios(platform);
     ratios.push(...pipeline.lines);

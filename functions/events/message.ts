@@ -8,13 +8,14 @@ import { bearerCredentials } from '#lib/wiring/credentials.js';
 import { rootLogger } from '#lib/kernel/root-logger.js';
 import { postToConnection, socketConnections } from '#lib/wiring/sockets.js';
 import { taskStore } from '#lib/wiring/tasks.js';
+import { listeners } from '#lib/wiring/webhooks.js';
 
 export async function handler(event: APIGatewayProxyWebsocketEventV2): Promise<APIGatewayProxyResultV2> {
   const { connectionId } = event.requestContext;
   const log = rootLogger().child({ connectionId });
   try {
     const body = event.isBase64Encoded ? '' : (event.body ?? '');
-    await onFrame(connectionId, body, { connections: socketConnections(), post: postToConnection(), credentials: bearerCredentials(), tasks: taskStore(), log });
+    await onFrame(connectionId, body, { connections: socketConnections(), post: postToConnection(), credentials: bearerCredentials(), tasks: taskStore(), listeners: listeners(), log });
   } catch (err) {
     log.error('socket frame failed', { error: err });
   }

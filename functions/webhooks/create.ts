@@ -12,7 +12,7 @@ import { json } from '#lib/http/types.js';
 import { userFetchPolicy } from '#lib/adapters/net/address-policy.js';
 import { checkKeptUrl, FetchFailedError } from '#lib/adapters/net/guarded-fetch.js';
 import { WEBHOOK_EVENTS, webhookView } from '#lib/file-api/webhooks/model.js';
-import { webhookStore } from '#lib/wiring/webhooks.js';
+import { webhookSettings } from '#lib/wiring/webhooks.js';
 
 const body = z.object({
   url: z
@@ -40,7 +40,7 @@ export const handler = fileApiRoute({ scope: 'webhook.write', bodyRequired: true
     const unknown = keyIds.filter((id) => !mine.has(id));
     if (unknown.length) throw invalid('The given data was invalid.', { api_key_ids: unknown.map((id) => `There is no API key with id ${id}.`) });
   }
-  const hook = await webhookStore().create({ userId: req.principal.userId, url: req.body.url, events: req.body.events, keyIds, sandbox: req.principal.sandbox });
+  const hook = await webhookSettings().create({ userId: req.principal.userId, url: req.body.url, events: req.body.events, keyIds, sandbox: req.principal.sandbox });
   req.log.info('webhook created', { webhookId: hook.id, events: hook.events });
   return json(201, { data: webhookView(hook, apiUrlOf(req)) });
 });

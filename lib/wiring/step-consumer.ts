@@ -3,11 +3,9 @@ import { config } from '../kernel/config.js';
 import { useEngineInvoker, type EngineInvoker } from '../file-api/operations/engine-function.js';
 import type { Implementation } from '../file-api/operations/framework/types.js';
 import { once } from './clients.js';
-import { fileStore } from './files.js';
 import { rootLogger } from '../kernel/root-logger.js';
 import { queueClient } from './queue.js';
-import { sandboxFiles } from './sandbox.js';
-import { eventPublisher, taskBilling, taskScheduler, taskStore } from './tasks.js';
+import { inlineRunsFor, runnerDeps } from './inline-runs.js';
 import { backoff, sqsConsumer } from '../adapters/queue/consumer.js';
 import type { QueueName } from '../adapters/queue/port.js';
 import type { Step } from '../file-api/records/model.js';
@@ -35,22 +33,13 @@ export function stepConsumer(step: Step, implementations: Record<string, Impleme
     handle: (message, { log, deadlineMs }) => (
       invoker(),
       runTask(message.taskId, {
-        store: taskStore(),
-        scheduler: taskScheduler(),
-        files: fileStore(),
-        regionFiles: fileStore,
-        config: config(),
-        log,
-        implementations,
-        billing: taskBilling(),
-        sandboxFiles: sandboxFiles(),
-        deadlineMs,
+        ...runnerDeps(log, implementations, deadlineMs),
         requeue: (task, delaySeconds) => queueClient().send(queue, { taskId: task.id, ...(message.hops ? { hops: message.hops } : {}) }, { delaySeconds }),
         forward: (task, to, hops) => queueClient().send(to, { taskId: task.id, hops }),
         queue,
         hops: message.hops,
-        // The task's start and progress as task.updated (live events).
-        onTaskUpdated: async (task) => eventPublisher()?.taskUpdated(task),
+        // A dependant that needs no engine (export/url after a convert) runs in this invocation.
+        inline: inlineRunsFor(log, deadlineMs),
       })
     ),
   });

@@ -6,14 +6,16 @@ import { engineRegistry } from '../file-api/operations/engines.js';
 import { operationDefinition } from '../file-api/operations/index.js';
 import type { InputFile } from '../file-api/operations/framework/types.js';
 import { TaskBilling } from '../file-api/tasks/billing.js';
-import type { TaskRecord } from '../file-api/records/model.js';
 import { processQueueOf } from '../file-api/operations/routing.js';
 import { TaskLinks } from '../file-api/tasks/links.js';
 import { Scheduler } from '../file-api/tasks/scheduler.js';
 import { TaskService } from '../file-api/tasks/service.js';
 import { TaskStore } from '../file-api/records/store.js';
 import { WebhookNotifier } from '../file-api/webhooks/events.js';
-import { webhookStore } from './webhooks.js';
+import { listeners, webhookStore } from './webhooks.js';
+import { EventBatches } from '../file-api/tasks/event-batch.js';
+import { isSandbox, type JobRecord, type TaskRecord } from '../file-api/records/model.js';
+import type { Presence } from '../file-api/records/listeners.js';
 import { credits, usage } from './account.js';
 import { bearerCredentials } from './credentials.js';
 import { stateStore } from './clients.js';
@@ -30,6 +32,7 @@ let notifier: WebhookNotifier | undefined;
 let links: TaskLinks | undefined;
 let billing: TaskBilling | undefined;
 let publisher: EventPublisher | null | undefined;
+let events: EventBatches | undefined;
 
 export const taskStore = () => (store ??= new TaskStore(stateStore()));
 
@@ -71,13 +74,28 @@ export const eventPublisher = (): EventPublisher | null =>
     : null);
 
 /**
- * Webhooks and socket events of one change, side by side: neither waits for the other, neither
- * fails (each logs its own failures).
+ * Job and task events, held while a piece of work raises them and published after it with one
+ * look-up of who listens (lib/file-api/tasks/event-batch.ts).
  */
-const notify = async (webhooks: (n: WebhookNotifier) => Promise<void>, sockets: (p: EventPublisher) => Promise<void>) => {
-  const events = eventPublisher();
-  await Promise.all([webhooks(webhookNotifier()), events ? sockets(events) : undefined]);
-};
+export const taskEvents = () =>
+  (events ??= new EventBatches({ presence: (userId, sandbox) => listeners().presence(userId, sandbox), log: rootLogger().child({ component: 'events' }) }));
+
+/**
+ * Webhooks and socket events of one change of `owner`'s, side by side: neither waits for the other,
+ * neither fails (each logs its own failures). `webhooks` absent: a socket event only.
+ */
+const notify = (
+  owner: JobRecord | TaskRecord,
+  webhooks: ((n: WebhookNotifier, present: Presence) => Promise<void>) | undefined,
+  sockets: (p: EventPublisher, present: Presence) => Promise<void>,
+) =>
+  taskEvents().raise({ userId: owner.userId, sandbox: isSandbox(owner) }, async (present) => {
+    const publisher = eventPublisher();
+    await Promise.all([webhooks?.(webhookNotifier(), present), publisher ? sockets(publisher, present) : undefined]);
+  });
+
+/** A task's start or progress, as task.updated (live events). */
+export const taskUpdated = (task: TaskRecord) => notify(task, undefined, (p, present) => p.taskUpdated(task, present));
 
 /** What a task reserves when it starts (lib/file-api/operations/framework/credits.ts), with this process's engines. */
 const taskCost = (task: TaskRecord, inputs: readonly InputFile[]) => {
@@ -95,9 +113,9 @@ export const taskScheduler = () =>
     queue: queueClient(),
     log: rootLogger().child({ component: 'scheduler' }),
     route: (task, inputs) => processQueueOf(engineRegistry(), task, inputs),
-    onJobEnded: (job) => notify((n) => n.jobEnded(job), (p) => p.jobEnded(job)),
-    onTaskEnded: (task) => notify((n) => n.taskEnded(task), (p) => p.taskEnded(task)),
-    onJobUpdated: async (job) => eventPublisher()?.jobUpdated(job),
+    onJobEnded: (job) => notify(job, (n, present) => n.jobEnded(job, present), (p, present) => p.jobEnded(job, present)),
+    onTaskEnded: (task) => notify(task, (n, present) => n.taskEnded(task, present), (p, present) => p.taskEnded(task, present)),
+    onJobUpdated: (job) => notify(job, undefined, (p, present) => p.jobUpdated(job, present)),
     settle: (task) => taskBilling().settle(task),
   }));
 
@@ -109,7 +127,7 @@ export const taskService = () =>
     regionFiles: fileStore,
     log: rootLogger().child({ component: 'tasks' }),
     maxTaskSeconds: config().TASK_MAX_SECONDS,
-    onJobCreated: (job, tasks) => notify((n) => n.jobCreated(job, tasks), (p) => p.jobCreated(job, tasks)),
-    onTaskCreated: (task) => notify((n) => n.taskCreated(task), (p) => p.taskCreated(task)),
+    onJobCreated: (job, tasks) => notify(job, (n, present) => n.jobCreated(job, tasks, present), (p, present) => p.jobCreated(job, tasks, present)),
+    onTaskCreated: (task) => notify(task, (n, present) => n.taskCreated(task, present), (p, present) => p.taskCreated(task, present)),
     credits: credits(),
   }));

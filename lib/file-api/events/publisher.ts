@@ -4,7 +4,8 @@
  * a task's claim (it starts processing), a job's status change, a task's and a job's end.
  *
  * Each event costs ONE query of the owner's subscriptions (./connections.ts); when nobody listens that
- * is all: no view is made, no task or job read. Otherwise the data is the job or task as the API shows
+ * is all: no view is made, no task or job read. A caller that looked up who listens (`present`,
+ * lib/file-api/records/listeners.ts) and found no subscription spares even that query. Otherwise the data is the job or task as the API shows
  * it (lib/file-api/tasks/views.ts, links as in webhooks), made once per event, in frames
  * `42["<event>","<channel>",{"job"|"task":…}]`, one per subscribed connection and channel, posted in
  * parallel. A frame over the gateway's 128 KB carries a smaller object instead (id, status, timestamps,
@@ -23,6 +24,7 @@ import type { Logger } from '../../kernel/log.js';
 import type { TaskLinks } from '../tasks/links.js';
 import { isSandbox, type JobRecord, type TaskRecord } from '../records/model.js';
 import type { TaskStore } from '../records/store.js';
+import type { Presence } from '../records/listeners.js';
 import { jobView, taskView } from '../tasks/views.js';
 import { originOf } from '../webhooks/model.js';
 import { jobChannels, jobEndEvent, taskChannels, taskEndEvent, type JobEvent, type TaskEvent } from './channels.js';
@@ -73,31 +75,31 @@ export class EventPublisher {
   }
 
   /** `job.created` and each task's `task.created`: one query for all of them. */
-  async jobCreated(job: JobRecord, tasks: TaskRecord[]): Promise<void> {
-    await this.#publish(job, [this.#job('job.created', job, tasks), ...tasks.map((t) => this.#task('task.created', t, job))]);
+  async jobCreated(job: JobRecord, tasks: TaskRecord[], present?: Presence): Promise<void> {
+    await this.#publish(job, [this.#job('job.created', job, tasks), ...tasks.map((t) => this.#task('task.created', t, job))], present);
   }
 
   /** A standalone task was created. */
-  async taskCreated(task: TaskRecord): Promise<void> {
-    await this.#publish(task, [this.#task('task.created', task)]);
+  async taskCreated(task: TaskRecord, present?: Presence): Promise<void> {
+    await this.#publish(task, [this.#task('task.created', task)], present);
   }
 
   /** A task changed without ending: claimed (processing), or its progress. */
-  async taskUpdated(task: TaskRecord): Promise<void> {
-    await this.#publish(task, [this.#task('task.updated', task)]);
+  async taskUpdated(task: TaskRecord, present?: Presence): Promise<void> {
+    await this.#publish(task, [this.#task('task.updated', task)], present);
   }
 
-  async taskEnded(task: TaskRecord): Promise<void> {
-    await this.#publish(task, [this.#task(taskEndEvent(task), task)]);
+  async taskEnded(task: TaskRecord, present?: Presence): Promise<void> {
+    await this.#publish(task, [this.#task(taskEndEvent(task), task)], present);
   }
 
   /** A job's status changed without ending (it started processing). */
-  async jobUpdated(job: JobRecord): Promise<void> {
-    await this.#publish(job, [this.#job('job.updated', job)]);
+  async jobUpdated(job: JobRecord, present?: Presence): Promise<void> {
+    await this.#publish(job, [this.#job('job.updated', job)], present);
   }
 
-  async jobEnded(job: JobRecord): Promise<void> {
-    await this.#publish(job, [this.#job(jobEndEvent(job), job)]);
+  async jobEnded(job: JobRecord, present?: Presence): Promise<void> {
+    await this.#publish(job, [this.#job(jobEndEvent(job), job)], present);
   }
 
   #baseUrl(record: Record<string, unknown>): string {
@@ -133,7 +135,9 @@ export class EventPublisher {
     };
   }
 
-  async #publish(owner: JobRecord | TaskRecord, outgoing: Outgoing[]): Promise<void> {
+  async #publish(owner: JobRecord | TaskRecord, outgoing: Outgoing[], present?: Presence): Promise<void> {
+    // The caller knows nobody subscribed (lib/file-api/tasks/event-batch.ts): no query.
+    if (present?.sockets === false) return;
     try {
       // Only subscriptions to a channel of these events have their credential checked.
       const listening = (await this.deps.connections.subscribersOf(owner.userId, isSandbox(owner))).filter((s) => outgoing.some((o) => o.channels.includes(s.channel)));

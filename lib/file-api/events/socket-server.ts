@@ -20,6 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../kernel/log.js';
 import type { Credentials } from '../../http/credentials.js';
+import type { Listeners } from '../records/listeners.js';
 import { CONNECTION_SHARDS, parseCredentialMember, type OpenConnection, type SocketConnections, type SubscriptionRecord } from './connections.js';
 import { SubscriptionCredentials } from './credential-check.js';
 import { connectedFrame, connectErrorFrame, DISCONNECT_FRAME, eventFrame, MAX_FRAME_BYTES, openFrame, parseClientFrame, PING_FRAME, PONG_FRAME } from './protocol.js';
@@ -65,6 +66,8 @@ export async function endSubscriptions(
 
 export interface SocketServerDeps extends SubscribeDeps {
   connections: SocketConnections;
+  /** Marked before a subscription is stored, so that events look for it (lib/file-api/records/listeners.ts). */
+  listeners?: Pick<Listeners, 'socketsOpen'>;
   post: PostToConnection;
   log: Logger;
 }
@@ -98,6 +101,7 @@ async function subscribe(connectionId: string, data: unknown, deps: SocketServer
     await deps.post(connectionId, eventFrame('subscription_error', decision.channel, decision.status));
     return;
   }
+  await deps.listeners?.socketsOpen(decision.owner);
   const subscribed = await deps.connections.subscribe(connectionId, decision.owner, decision.channel, decision.credential);
   deps.log.info(subscribed ? 'socket subscribed' : 'socket subscription of a closed connection', { connectionId, channel: decision.channel });
 }

@@ -1,6 +1,6 @@
 /** Jobs and tasks in the state store: creation, reads, and the conditional transitions of a task. */
 import { redactText } from '../../kernel/redact.js';
-import { ConditionFailedError, type StateStore } from '../../adapters/state/port.js';
+import { ConditionFailedError, type Condition, type StateStore } from '../../adapters/state/port.js';
 import {
   ACTIVE_SHARDS,
   activeShard,
@@ -20,6 +20,17 @@ export interface ListOptions {
   limit: number;
   cursor?: string;
 }
+
+/** What a claim writes: the task processing from `startedAt`, from nothing done, leased until `leaseUntil`. */
+const claimSet = (id: string, startedAt: string, leaseUntil: number) => ({
+  status: 'processing',
+  startedAt,
+  // A run starts from nothing done (a re-claimed task's earlier run may have got further).
+  percent: 0,
+  leaseUntil,
+  gsi2pk: activeShard(id),
+  gsi2sk: watchAt(leaseUntil),
+});
 
 export class TaskStore {
   constructor(readonly state: StateStore) {}
@@ -98,28 +109,29 @@ export class TaskStore {
    */
   async claim(task: TaskRecord, leaseSeconds: number, now = Date.now()): Promise<TaskRecord | undefined> {
     const nowSeconds = Math.floor(now / 1000);
+    return this.#claim(task.id, claimSet(task.id, task.startedAt ?? new Date(now).toISOString(), nowSeconds + leaseSeconds), {
+      exists: true,
+      anyOf: [{ equals: { status: 'waiting' } }, { equals: { status: 'processing' }, absentOrBelow: { leaseUntil: nowSeconds } }],
+    });
+  }
+
+  /**
+   * Claims a waiting task with one conditional write and no read first: a waiting task has never
+   * started, so its start is now. Undefined when it is not waiting (claimed, ended, gone): the caller
+   * reads it to know why. `ready`: the task has just become ready and is run where that happened
+   * (lib/file-api/tasks/inline.ts); the same write marks it queued, so only one caller runs it (as
+   * markQueued), and its lease puts it in the sweeper's index, which queues it again should that
+   * invocation die.
+   */
+  async claimWaiting(id: string, leaseSeconds: number, opts: { ready?: boolean } = {}, now = Date.now()): Promise<TaskRecord | undefined> {
+    const startedAt = new Date(now).toISOString();
+    const set = { ...claimSet(id, startedAt, Math.floor(now / 1000) + leaseSeconds), ...(opts.ready ? { queuedAt: startedAt } : {}) };
+    return this.#claim(id, set, { exists: true, equals: { status: 'waiting', ...(opts.ready ? { queuedAt: null } : {}) } });
+  }
+
+  async #claim(id: string, set: Record<string, unknown>, condition: Condition): Promise<TaskRecord | undefined> {
     try {
-      return await this.state.update<TaskRecord>(
-        taskKey(task.id),
-        {
-          set: {
-            status: 'processing',
-            startedAt: task.startedAt ?? new Date(now).toISOString(),
-            // A run starts from nothing done (a re-claimed task's earlier run may have got further).
-            percent: 0,
-            leaseUntil: nowSeconds + leaseSeconds,
-            gsi2pk: activeShard(task.id),
-            gsi2sk: watchAt(nowSeconds + leaseSeconds),
-          },
-          add: { attempt: 1 },
-        },
-        {
-          condition: {
-            exists: true,
-            anyOf: [{ equals: { status: 'waiting' } }, { equals: { status: 'processing' }, absentOrBelow: { leaseUntil: nowSeconds } }],
-          },
-        },
-      );
+      return await this.state.update<TaskRecord>(taskKey(id), { set, add: { attempt: 1 } }, { condition });
     } catch (err) {
       if (err instanceof ConditionFailedError) return undefined;
       throw err;

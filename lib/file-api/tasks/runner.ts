@@ -22,7 +22,7 @@ import type { SandboxFiles } from '../sandbox/files.js';
 import { admitSandboxImport } from '../sandbox/gate.js';
 import type { TaskBilling } from './billing.js';
 import { progressWriter, type Progress } from '../records/progress.js';
-import type { Scheduler } from './scheduler.js';
+import type { InlineRun, Scheduler } from './scheduler.js';
 import type { TaskStore } from '../records/store.js';
 
 export interface RunnerDeps {
@@ -61,6 +61,21 @@ export interface RunnerDeps {
    * run's end is announced by the scheduler's hooks, after the last of these has settled.
    */
   onTaskUpdated?: (task: TaskRecord) => Promise<void>;
+  /** Dependants that need no engine run in this invocation when they become ready (./inline.ts). */
+  inline?: InlineRun;
+  /**
+   * Runs `work` with the events it raises held and published together after it (one look-up of who
+   * listens for all of them: lib/file-api/tasks/event-batch.ts). Used around a run's start and its end.
+   */
+  hold?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/** How the run was asked for: by a message (the default), or where the task became ready (./inline.ts). */
+export interface RunRequest {
+  /** The task has just become ready here: claimed only if nobody queued it yet, and left alone otherwise. */
+  ready?: boolean;
+  /** Its inputs, as the caller has just read them (not read again). */
+  inputs?: TaskRecord[];
 }
 
 /**
@@ -94,10 +109,15 @@ function meter(total?: number, progress?: Progress) {
   return { stream, result: () => ({ size, md5: md5.digest('hex') }) };
 }
 
-export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
+export async function runTask(taskId: string, deps: RunnerDeps, request: RunRequest = {}): Promise<void> {
   const { store, scheduler, log: baseLog } = deps;
+  const hold = deps.hold ?? ((work) => work());
   const leaseSeconds = deps.leaseSeconds ?? deps.config.STEP_LEASE_SECONDS;
-  const task = await store.getTask(taskId);
+  // Most runs find their task waiting: claimed at once, without reading it first. Only a claim that
+  // fails reads the task, to know why (held by another run, ended, its lease lapsed, gone).
+  const fresh = await store.claimWaiting(taskId, leaseSeconds, { ready: request.ready });
+  if (!fresh && request.ready) return;
+  const task = fresh ?? (await store.getTask(taskId));
   if (!task) return;
   // The task's own secrets are hidden in every line logged for it and in every message it ends with.
   const secrets = secretValues(task.payload);
@@ -105,11 +125,11 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
   if (isEnded(task.status)) {
     // Delivered again after the task ended: the run that ended it may have died before scheduling
     // what follows. Doing that again is harmless (every step is conditional) and closes the gap.
-    await scheduler.afterEnd(task, true);
+    await hold(() => scheduler.afterEnd(task, true));
     return;
   }
 
-  const run = await claimTask(task, deps, leaseSeconds, log);
+  const run = fresh ? startRun(fresh, deps, log, request.inputs) : await claimTask(task, deps, leaseSeconds, log);
   if (!run) return;
   const { claimed, attempt, inputsRead, claimWork } = run;
 
@@ -175,7 +195,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       credits: outcome.credits ?? 0,
       ...settlement,
     });
-    if (finished) await Promise.all([settlement && deps.billing?.count(finished), scheduler.afterEnd(finished)]);
+    if (finished) await hold(() => Promise.all([settlement && deps.billing?.count(finished), scheduler.afterEnd(finished, false, deps.inline)]));
     else log.info('run finished after the task was taken from it; result discarded');
   } catch (caught) {
     await progress.stop();
@@ -204,7 +224,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
       const message = redactText(failure.message, secrets);
       log.info('task failed', { code: failure.code, message });
       const failed = await store.fail(claimed.id, { code: failure.code, message }, { attempt }, failure.result ? { result: failure.result } : {});
-      if (failed) await scheduler.afterEnd(failed);
+      if (failed) await hold(() => scheduler.afterEnd(failed));
       return;
     }
     // Retryable: give the lease back and let the queue deliver the message again (the queue's
@@ -224,7 +244,7 @@ export async function runTask(taskId: string, deps: RunnerDeps): Promise<void> {
  * out) or claimed by one meanwhile. Starts what the claim sets off.
  */
 async function claimTask(task: TaskRecord, deps: RunnerDeps, leaseSeconds: number, log: Logger) {
-  const { store, scheduler } = deps;
+  const { store } = deps;
   const nowSeconds = Math.floor(Date.now() / 1000);
   if (task.status === 'processing' && (task.leaseUntil ?? 0) > nowSeconds) {
     // Another run holds the task: look again when its lease would have run out.
@@ -238,18 +258,27 @@ async function claimTask(task: TaskRecord, deps: RunnerDeps, leaseSeconds: numbe
     log.info('task claimed by another run');
     return;
   }
+  return startRun(claimed, deps, log);
+}
+
+/** What a claim sets off, beside the work; `known`: the task's inputs, when the caller has them. */
+function startRun(claimed: TaskRecord, deps: RunnerDeps, log: Logger, known?: TaskRecord[]) {
+  const { store, scheduler } = deps;
+  const hold = deps.hold ?? ((work) => work());
   const attempt = claimed.attempt ?? 1;
   // What the claim sets off (its announcement, the job becoming processing from its first task's start)
   // goes on beside the reading of the inputs and the work, and is awaited before the run ends: the
   // task's end is announced after its start, and a task ends only once its job is processing (which
   // lets the scheduler skip re-reading the job while the job has work left, see Scheduler.afterEnd).
   // The inputs are read once, for their files and to know whether the job is processing already.
-  const inputsRead = store.getTasks(claimed.dependsOn);
+  const inputsRead = known && known.length === claimed.dependsOn.length ? Promise.resolve(known) : store.getTasks(claimed.dependsOn);
   inputsRead.catch(() => {});
-  const claimWork = Promise.all([
-    deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err })),
-    claimed.jobId ? inputsRead.then((inputs) => (jobProcessingAfter(claimed, inputs) ? undefined : scheduler.jobStarted(claimed.jobId!, claimed.startedAt ?? new Date().toISOString()))) : undefined,
-  ]);
+  const claimWork = hold(() =>
+    Promise.all([
+      deps.onTaskUpdated?.(claimed).catch((err: unknown) => log.warn('task update hook failed', { error: err })),
+      claimed.jobId ? inputsRead.then((inputs) => (jobProcessingAfter(claimed, inputs) ? undefined : scheduler.jobStarted(claimed.jobId!, claimed.startedAt ?? new Date().toISOString()))) : undefined,
+    ]),
+  );
   // Observed here so that a failure is not reported as unhandled while the run goes on; awaited below.
   claimWork.catch(() => {});
   return { claimed, attempt, inputsRead, claimWork };

@@ -35,6 +35,16 @@ export interface SchedulerDeps {
   settle?: (task: TaskRecord) => Promise<TaskRecord>;
 }
 
+/**
+ * Runs a task in the invocation that made it ready instead of queueing it (./inline.ts): tasks that need
+ * no engine and no network (`inline` on their definition), where the caller allows it.
+ */
+export interface InlineRun {
+  accepts(task: TaskRecord): boolean;
+  /** `inputs`: the task's inputs as read to find it ready. */
+  run(task: TaskRecord, inputs: TaskRecord[]): Promise<void>;
+}
+
 export const INPUT_TASK_FAILED = { code: 'INPUT_TASK_FAILED', message: 'Input task has failed' };
 
 export class Scheduler {
@@ -43,9 +53,11 @@ export class Scheduler {
   /**
    * Queues the task for its step unless it was queued already. `again` sends it even so: for
    * recovery, when the sender may have died between marking and sending (a duplicate message is
-   * harmless, the consumer's claim is conditional).
+   * harmless, the consumer's claim is conditional). `inline`: run it here instead when it accepts the
+   * task (never when sending again: recovery goes through the queue).
    */
-  async enqueue(task: TaskRecord, again = false, inputs?: TaskRecord[]): Promise<void> {
+  async enqueue(task: TaskRecord, again = false, inputs?: TaskRecord[], inline?: InlineRun): Promise<void> {
+    if (!again && inline?.accepts(task)) return inline.run(task, inputs ?? []);
     const queue = await this.markQueued(task, again, inputs);
     if (queue) await this.deps.queue.send(queue, { taskId: task.id } satisfies StepMessage);
   }
@@ -65,9 +77,9 @@ export class Scheduler {
   /**
    * Starts each task whose inputs have all finished; fails those with a failed input. `ended`: the
    * input that has just ended, as its end was written, so that it is not read again. Returns whether
-   * one of the tasks, in `jobId` when given, is still to end (waiting, queued or running).
+   * one of the tasks, in `jobId` when given, is still to end (waiting, queued or running). `inline`: see enqueue.
    */
-  async startReady(ids: readonly string[], recovering = false, ended?: TaskRecord, jobId?: string): Promise<boolean> {
+  async startReady(ids: readonly string[], recovering = false, ended?: TaskRecord, jobId?: string, inline?: InlineRun): Promise<boolean> {
     let workLeft = false;
     for (const task of await this.deps.store.getTasks(ids)) {
       const inJob = jobId === undefined || task.jobId === jobId;
@@ -82,7 +94,7 @@ export class Scheduler {
         const failed = await this.deps.store.fail(task.id, INPUT_TASK_FAILED, { from: ['waiting'] });
         if (failed) await this.afterEnd(failed);
       } else {
-        if (inputs.every((i) => i.status === 'finished')) await this.enqueue(task, recovering, inputs);
+        if (inputs.every((i) => i.status === 'finished')) await this.enqueue(task, recovering, inputs, inline);
         workLeft ||= inJob;
       }
     }
@@ -97,16 +109,19 @@ export class Scheduler {
    * finished the task and one of its dependants in the same job is still to end: the run made the job
    * processing before it ended the task (runner.ts), and the job cannot end before that dependant,
    * whose own end is followed by this same step. The task whose end is written last always finds its
-   * dependants ended and recomputes the job, so a job's end is never missed.
+   * dependants ended and recomputes the job, so a job's end is never missed. (A dependant run inline
+   * has ended by the time this returns, and recomputed the job itself.)
+   *
+   * `inline`: dependants that became ready may run here (see enqueue).
    */
-  async afterEnd(ended: TaskRecord, recovering = false): Promise<void> {
+  async afterEnd(ended: TaskRecord, recovering = false, inline?: InlineRun): Promise<void> {
     const task = this.deps.settle ? await this.deps.settle(ended) : ended;
     const scrubbed = scrubPayload(task.payload);
     await Promise.all([scrubbed !== task.payload ? this.deps.store.setPayload(task.id, scrubbed) : undefined, this.deps.onTaskEnded?.(task)]);
     const dependants = dependantsOf(task);
     let jobWorkLeft = false;
     if (task.status === 'finished') {
-      jobWorkLeft = await this.startReady(dependants, recovering, task, task.jobId ?? undefined);
+      jobWorkLeft = await this.startReady(dependants, recovering, task, task.jobId ?? undefined, inline);
     } else {
       for (const dep of await this.deps.store.getTasks(dependants)) {
         if (isEnded(dep.status)) continue;

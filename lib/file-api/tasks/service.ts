@@ -26,7 +26,7 @@ import {
   type TaskRecord,
 } from '../records/model.js';
 import type { JobPlan } from './plan.js';
-import type { Scheduler } from './scheduler.js';
+import type { InlineRun, Scheduler } from './scheduler.js';
 import type { TaskStore } from '../records/store.js';
 
 export interface TaskServiceDeps {
@@ -143,12 +143,17 @@ export class TaskService {
     }
   }
 
-  /** `jobId`: an id chosen beforehand (a signed URL claims its cache entry for the job before creating it). */
+  /**
+   * `jobId`: an id chosen beforehand (a signed URL claims its cache entry for the job before creating it).
+   * `inline`: the tasks that need no engine run here, before this returns (./inline.ts): a job of only
+   * such tasks has ended by then; the records returned are as created.
+   */
   async createJob(
     userId: number,
     plan: JobPlan,
     now = new Date(),
     origin: TaskOrigin & { jobId?: string } = {},
+    inline?: InlineRun,
   ): Promise<{ job: JobRecord; tasks: TaskRecord[] }> {
     // The sandbox uses no credits, and runs only on whitelisted files.
     if (origin.sandbox) assertSandboxAdmits(plan.tasks.map((t) => ({ prefix: `tasks.${t.name}.`, spec: t.spec, payload: t.payload })));
@@ -197,7 +202,7 @@ export class TaskService {
     this.deps.log.info('job created', { jobId, tasks: tasks.length });
     await this.deps.onJobCreated?.(job, tasks);
     for (const task of tasks) {
-      if (task.dependsOn.length === 0 && operationDefinition(task.operation)?.creation?.kind !== 'upload') await this.deps.scheduler.enqueue(task);
+      if (task.dependsOn.length === 0 && operationDefinition(task.operation)?.creation?.kind !== 'upload') await this.deps.scheduler.enqueue(task, false, [], inline);
     }
     return { job, tasks };
   }

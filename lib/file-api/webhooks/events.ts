@@ -7,7 +7,8 @@
  * the files bucket instead, and the message names it. Messages carry no secret: the consumer looks
  * the signing secret up.
  *
- * Sandbox jobs and tasks reach only sandbox endpoints, live ones only live endpoints.
+ * Sandbox jobs and tasks reach only sandbox endpoints, live ones only live endpoints. Each method takes
+ * who may listen when the caller looked it up (`present`): without endpoints, no query is made.
  *
  * Notification never breaks the pipeline: a failure to notify is logged, the job goes on.
  */
@@ -18,6 +19,7 @@ import type { Queue } from '../../adapters/queue/port.js';
 import type { TaskLinks } from '../tasks/links.js';
 import { isSandbox, type JobRecord, type TaskRecord } from '../records/model.js';
 import type { TaskStore } from '../records/store.js';
+import type { Presence } from '../records/listeners.js';
 import { jobView, taskView } from '../tasks/views.js';
 import { JOB_URL_EVENTS, originOf, type WebhookEvent, type WebhookRecord } from './model.js';
 import type { WebhookStore } from './store.js';
@@ -64,9 +66,9 @@ export function subscribes(hook: Pick<WebhookRecord, 'events' | 'keyIds' | 'disa
 export class WebhookNotifier {
   constructor(private readonly deps: WebhookNotifierDeps) {}
 
-  async jobCreated(job: JobRecord, tasks: TaskRecord[]): Promise<void> {
+  async jobCreated(job: JobRecord, tasks: TaskRecord[], present?: Presence): Promise<void> {
     await this.#safely('job.created', job.id, async () => {
-      const hooks = await this.deps.webhooks.all(job.userId, isSandbox(job));
+      const hooks = await this.#hooks(job, present);
       const { keyId } = originOf(job);
       if (!hooks.some((h) => h.events.some((e) => e === 'job.created' || e === 'task.created'))) return;
       const messages = await this.#fanOut(hooks, 'job.created', job.userId, keyId, () => this.#jobBody('job.created', job, tasks));
@@ -78,17 +80,17 @@ export class WebhookNotifier {
   }
 
   /** A standalone task was created. */
-  async taskCreated(task: TaskRecord): Promise<void> {
+  async taskCreated(task: TaskRecord, present?: Presence): Promise<void> {
     await this.#safely('task.created', task.id, async () => {
-      const hooks = await this.deps.webhooks.all(task.userId, isSandbox(task));
+      const hooks = await this.#hooks(task, present);
       await this.#send(await this.#fanOut(hooks, 'task.created', task.userId, originOf(task).keyId, () => this.#taskBody('task.created', task)));
     });
   }
 
-  async taskEnded(task: TaskRecord): Promise<void> {
+  async taskEnded(task: TaskRecord, present?: Presence): Promise<void> {
     const event: WebhookEvent = task.status === 'finished' ? 'task.finished' : 'task.failed';
     await this.#safely(event, task.id, async () => {
-      const hooks = await this.deps.webhooks.all(task.userId, isSandbox(task));
+      const hooks = await this.#hooks(task, present);
       if (!hooks.some((h) => h.events.includes(event))) return;
       const job = task.jobId ? await this.deps.tasks.getJob(task.jobId) : undefined;
       const keyId = originOf(job ?? task).keyId;
@@ -96,10 +98,10 @@ export class WebhookNotifier {
     });
   }
 
-  async jobEnded(job: JobRecord): Promise<void> {
+  async jobEnded(job: JobRecord, present?: Presence): Promise<void> {
     const event: WebhookEvent = job.status === 'finished' ? 'job.finished' : 'job.failed';
     await this.#safely(event, job.id, async () => {
-      const hooks = await this.deps.webhooks.all(job.userId, isSandbox(job));
+      const hooks = await this.#hooks(job, present);
       const toUrl = Boolean(job.webhookUrl) && JOB_URL_EVENTS.includes(event);
       const keyId = originOf(job).keyId;
       if (!toUrl && !hooks.some((h) => subscribes(h, event, keyId))) return;
@@ -110,6 +112,12 @@ export class WebhookNotifier {
       if (toUrl) messages.push({ userId: job.userId, url: job.webhookUrl!, event, body: await make(), attempt: 1 });
       await this.#send(messages);
     });
+  }
+
+  /** The owner's endpoints; none looked up when `present` says there are none (lib/file-api/tasks/event-batch.ts). */
+  async #hooks(owner: JobRecord | TaskRecord, present?: Presence): Promise<WebhookRecord[]> {
+    if (present?.webhooks === false) return [];
+    return this.deps.webhooks.all(owner.userId, isSandbox(owner));
   }
 
   async #fanOut(

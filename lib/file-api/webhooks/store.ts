@@ -1,6 +1,7 @@
 /** Webhook endpoints and the users' dynamic-webhook signing secrets in the state store. */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ConditionFailedError, getOrCreate, type Page, type StateStore } from '../../adapters/state/port.js';
+import { webhookRemoved, type Listeners } from '../records/listeners.js';
 import {
   accountSecretKey,
   userWebhooksIndex,
@@ -13,7 +14,15 @@ import {
 export const newSigningSecret = () => randomBytes(24).toString('base64url');
 
 export class WebhookStore {
-  constructor(private readonly state: StateStore) {}
+  /**
+   * `listeners`: the per-user count events read before looking endpoints up (lib/file-api/records/listeners.ts),
+   * counted up by `create`; a store without it (reading, delivering, deleting: a deletion counts down
+   * without it) must not create endpoints that events should reach.
+   */
+  constructor(
+    private readonly state: StateStore,
+    private readonly listeners?: Pick<Listeners, 'webhookAdded'>,
+  ) {}
 
   async create(args: { userId: number; url: string; events: WebhookEvent[]; keyIds: string[]; sandbox?: boolean }, now = new Date()): Promise<WebhookRecord> {
     const id = randomUUID();
@@ -34,6 +43,8 @@ export class WebhookStore {
       createdAt,
       updatedAt: createdAt,
     };
+    // Counted before it exists: an event written from now on looks it up.
+    await this.listeners?.webhookAdded(args.userId, Boolean(args.sandbox));
     await this.state.put(record, { condition: { exists: false } });
     return record;
   }
@@ -60,7 +71,8 @@ export class WebhookStore {
   }
 
   async delete(id: string): Promise<void> {
-    await this.state.delete(webhookKey(id));
+    const deleted = await this.state.delete<WebhookRecord>(webhookKey(id));
+    if (deleted) await webhookRemoved(this.state, deleted.userId, deleted.sandbox === true);
   }
 
   /** Records a delivery outcome; a deleted endpoint is left alone. */

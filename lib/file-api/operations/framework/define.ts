@@ -61,6 +61,12 @@ export interface OperationDefinition<N extends string = string, S extends z.ZodO
   inputs: 'required' | 'optional' | 'none';
   schema: S;
   creation?: Creation;
+  /**
+   * Runs in the invocation that makes a task of it ready (the create endpoint, the step that ended its
+   * input) instead of through its queue: only for operations that need no engine and no network and
+   * run quickly (lib/file-api/tasks/inline.ts); a function: for the tasks whose arguments it accepts.
+   */
+  inline?: true | ((payload: Record<string, unknown>) => boolean);
   /** Its finished tasks show download URLs of their files (export/url). */
   servesDownloads?: true;
   /** Credits of a task that runs without engines (imports and exports: 0). Engine tasks: their capability's. */

@@ -8,6 +8,8 @@ export const exportUrl = defineOperation({
   step: 'export',
   inputs: 'required',
   credits: 0,
+  // Server-side copies: no engine, no network (a ZIP of the inputs goes through the export queue).
+  inline: (payload) => !payload.archive_multiple_files,
   servesDownloads: true,
   schema: z.looseObject({ ...common, inline: z.boolean().optional(), archive_multiple_files: z.boolean().optional() }),
 });

@@ -8,6 +8,8 @@ export const importBase64 = defineOperation({
   step: 'import',
   inputs: 'none',
   credits: 0,
+  // Its content came with the request: nothing left to fetch, no engine.
+  inline: true,
   schema: z.looseObject({
     ...common,
     file: z.string().regex(/^[A-Za-z0-9+/=\s_-]*$/, 'must be base64-encoded'),

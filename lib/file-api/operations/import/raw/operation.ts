@@ -8,6 +8,8 @@ export const importRaw = defineOperation({
   step: 'import',
   inputs: 'none',
   credits: 0,
+  // Its content came with the request: nothing left to fetch, no engine.
+  inline: true,
   schema: z.looseObject({ ...common, file: z.string(), filename }),
   creation: {
     kind: 'content',
