@@ -59,9 +59,9 @@ export const ACCEPTED_MARGINS: Record<string, { margin: number; why: string; onl
     margin: 0.25,
     only: ['EngineMediaLambdaFunction'],
     why:
-      'the media engine function carries FFmpeg and ffprobe (static builds, 147 MB together) and sharp (19 MB: it draws ' +
-      'watermarks and thumbnails and reads image headers), 168.6 MB unzipped, 11.3 MB over 60 %; a size that follows ' +
-      'the engines, not the number of functions; 25 % keeps room for an engine update, and check-template fails at 250 MB',
+      'the media engine function carries the static FFmpeg and ffprobe builds, nine tenths of it, and sharp, which draws ' +
+      'its watermarks and thumbnails and reads image headers: above 60 % by about what sharp takes; a size that follows the ' +
+      'engines, not the number of functions; 25 % keeps room for an engine update, and check-template fails at 250 MB',
   },
 };
 const acceptedFor = (use: Pick<Use, 'limit' | 'where'>) => {
