@@ -8,10 +8,11 @@
  * - `custom.engineFunctions` maps each process function (the step's consumer) to its engine family;
  *   `custom.engineIsolation` says where the engines run in the deployed stack:
  *   - `function` (default): in the family's engine function `engine<Family>` (lib/file-api/operations/engine-function.ts).
- *     The process function gets ENGINE_ISOLATION and ENGINE_FUNCTION_NAME and, as it only waits, 512 MB
- *     and the default /tmp; the engine function gets the family's engine settings, ENGINE_REAP, and an
- *     environment holding nothing but engine settings (no table, queue, bucket or signing secret: a
- *     compromised engine reads its own environment);
+ *     The process function gets ENGINE_ISOLATION and ENGINE_FUNCTION_NAME and, as it only waits, 512 MB,
+ *     the default /tmp, no ENGINE_FAMILY and no engine in its zip (`invokesItsEngines`); the engine
+ *     function gets the family's engine settings, ENGINE_REAP, and an environment holding nothing but
+ *     engine settings (no table, queue, bucket or signing secret: a compromised engine reads its own
+ *     environment);
  *   - `inline`: the process functions run the engines, as locally; the engine functions are left out.
  * - The office engine (LibreOffice) is a container image: with OFFICE_IMAGE=1 it is
  *   built from the Dockerfile (`provider.ecr.images.office`, which needs Docker and pushes to ECR at
@@ -34,6 +35,21 @@ const ENGINE_FUNCTION_ENV = /^(ENGINE_(FAMILY|FUNCTIONS|CONFINEMENT|MAX_INPUT_BY
 
 const capitalized = (family) => family[0].toUpperCase() + family.slice(1);
 
+const isolationOf = (service) => {
+  const isolation = String(service.custom?.engineIsolation ?? 'function');
+  if (!['function', 'inline'].includes(isolation)) throw new Error(`custom.engineIsolation is ${isolation}: function or inline`);
+  return isolation;
+};
+
+/**
+ * Whether `name` is a process function whose engines run in its family's engine function: it loads
+ * none of them, and its zip carries none (scripts/serverless-lambda-package.cjs).
+ */
+function invokesItsEngines(serverless, name) {
+  const service = serverless.service;
+  return isolationOf(service) === 'function' && Object.hasOwn(service.custom?.engineFunctions ?? {}, name);
+}
+
 class EngineFunctions {
   constructor(serverless, _options, { log } = {}) {
     this.serverless = serverless;
@@ -50,8 +66,7 @@ class EngineFunctions {
   apply() {
     const service = this.serverless.service;
     const declared = service.custom?.engineFunctions ?? {};
-    const isolation = String(service.custom?.engineIsolation ?? 'function');
-    if (!['function', 'inline'].includes(isolation)) throw new Error(`custom.engineIsolation is ${isolation}: function or inline`);
+    const isolation = isolationOf(service);
     const truthy = (v) => ['1', 'true', 'yes'].includes(String(v ?? '').toLowerCase());
     const imageUri = process.env.OFFICE_IMAGE_URI?.trim();
     const buildImage = truthy(process.env.OFFICE_IMAGE);
@@ -90,7 +105,10 @@ class EngineFunctions {
       fn.environment = { ...fn.environment, ...engineSettings };
       if (isolation === 'function') {
         engine.environment = { ...engine.environment, ...engineSettings, ENGINE_REAP: 'true' };
+        // No ENGINE_FAMILY: the process function has no engine to probe (its zip carries none), and
+        // sees its family's engines as their engine function's package has them (families.ts PACKAGED).
         fn.environment = { ...fn.environment, ENGINE_ISOLATION: 'function', ENGINE_FUNCTION_NAME: `${prefix}-${engineName}` };
+        delete fn.environment.ENGINE_FAMILY;
         // The process function only waits for its engine function.
         fn.memorySize = 512;
         delete fn.ephemeralStorageSize;
@@ -114,3 +132,4 @@ class EngineFunctions {
 }
 
 module.exports = EngineFunctions;
+module.exports.invokesItsEngines = invokesItsEngines;

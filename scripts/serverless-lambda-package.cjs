@@ -10,18 +10,45 @@
  * some binaries executable by their owner alone (`chmod u+x` of @ffmpeg-installer/@ffprobe-installer,
  * whose tarballs carry mode 0644): without this the static ffprobe could not be run from the package
  * (lib/engines/core/shipped.ts would copy it into /tmp at each cold start).
+ *
+ * The zips also lose the files of their packages that Node never loads (`NEVER_LOADED`): type
+ * declarations, the packages' own source maps (the bundles run without --enable-source-maps), their
+ * Markdown and the C/C++ sources of native addons. serverless-esbuild packs an external package whole;
+ * these are 22 MB of the Chromium functions and 5 MB of the image functions, against Lambda's 250 MB
+ * unzipped (scripts/ci/check-limits.ts holds every function to 60 % of it; check-template.ts fails on
+ * a zip that still holds one). Only files below node_modules/: a function's own `.cjs.map` is read by
+ * its logger (lib/kernel/stack-map.ts).
+ *
+ * A process function whose engines run in its family's engine function (ENGINE_ISOLATION=function,
+ * `invokesItsEngines` of scripts/serverless-engine-functions.cjs) carries nothing from node_modules/:
+ * serverless-esbuild packs there only the externals its bundle names (custom.esbuild.external), all of
+ * them engines, which its bundle names because it shares the engine function's operation table but
+ * loads only when an engine runs in this process (they are loaded lazily, and `npm run ci:lambda` runs a
+ * job of every family through the zips). The engines were half of each process function's zip: FFmpeg
+ * and ffprobe alone 147 MB of processMedia.
  */
 'use strict';
 
+const { Buffer } = require('node:buffer');
 const { readFileSync, writeFileSync } = require('node:fs');
+const { invokesItsEngines } = require('./serverless-engine-functions.cjs');
 
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 
-/** Rewrites the Unix modes in a zip's central directory (same size, in place). Returns the entries changed. */
-function lambdaModes(file) {
+/** Files below node_modules/ that Node never loads: type declarations, source maps, Markdown, C/C++ sources. */
+const NEVER_LOADED = /^node_modules\/.*(\.d\.[cm]?ts|\.map|\.md|\.markdown|\.cc|\.cpp|\.h|\.hpp|\.gypi?)$/i;
+/** What a process function that invokes its engine function leaves out: all of node_modules/ (its engines). */
+const ENGINELESS = /^node_modules\//;
+
+/**
+ * Rewrites a zip for Lambda: the entries whose name matches `drop` left out, and the Unix modes of
+ * the rest set to 0644/0755 in its central directory. Written back only when something changed.
+ * Returns the entries changed in mode and the entries dropped, with their unzipped bytes.
+ */
+function repack(file, drop = NEVER_LOADED) {
   const zip = readFileSync(file);
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
@@ -32,25 +59,49 @@ function lambdaModes(file) {
   }
   if (eocd < 0) throw new Error(`${file}: not a zip file`);
   const count = zip.readUInt16LE(eocd + 10);
-  let offset = zip.readUInt32LE(eocd + 16);
-  if (count === 0xffff || offset === 0xffffffff) throw new Error(`${file}: a zip64 archive; file modes not checked`);
+  const centralStart = zip.readUInt32LE(eocd + 16);
+  if (count === 0xffff || centralStart === 0xffffffff) throw new Error(`${file}: a zip64 archive; file modes not checked`);
+  const entries = [];
   let changed = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0, offset = centralStart; i < count; i++) {
     if (zip.readUInt32LE(offset) !== CENTRAL) throw new Error(`${file}: corrupt central directory at entry ${i}`);
-    const madeBy = zip.readUInt16LE(offset + 4);
-    const attributes = zip.readUInt32LE(offset + 38);
-    const mode = attributes >>> 16;
-    if (madeBy >> 8 === 3 && (mode & S_IFMT) === S_IFREG) {
+    const length = 46 + zip.readUInt16LE(offset + 28) + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
+    const header = Buffer.from(zip.subarray(offset, offset + length));
+    const name = header.toString('utf8', 46, 46 + header.readUInt16LE(28));
+    const mode = header.readUInt32LE(38) >>> 16;
+    if (header.readUInt16LE(4) >> 8 === 3 && (mode & S_IFMT) === S_IFREG) {
       const wanted = S_IFREG | (mode & 0o100 ? 0o755 : 0o644);
       if (wanted !== mode) {
-        zip.writeUInt32LE(((wanted << 16) | (attributes & 0xffff)) >>> 0, offset + 38);
+        header.writeUInt32LE(((wanted << 16) | (header.readUInt32LE(38) & 0xffff)) >>> 0, 38);
         changed++;
       }
     }
-    offset += 46 + zip.readUInt16LE(offset + 28) + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
+    entries.push({ name, header, local: header.readUInt32LE(42), size: header.readUInt32LE(24) });
+    offset += length;
   }
-  if (changed) writeFileSync(file, zip);
-  return changed;
+  // An entry's local record (header, data, data descriptor) runs to the next one's, or to the central directory.
+  const starts = [...entries.map((e) => e.local), centralStart].sort((a, b) => a - b);
+  const kept = entries.filter((e) => !drop.test(e.name));
+  const dropped = entries.filter((e) => drop.test(e.name));
+  if (!changed && !dropped.length) return { changed, dropped: 0, droppedBytes: 0 };
+  const records = [];
+  const central = [];
+  let at = 0;
+  for (const entry of kept) {
+    const record = zip.subarray(entry.local, starts[starts.indexOf(entry.local) + 1]);
+    entry.header.writeUInt32LE(at, 42);
+    records.push(record);
+    central.push(entry.header);
+    at += record.length;
+  }
+  const end = Buffer.from(zip.subarray(eocd));
+  const centralBytes = central.reduce((n, h) => n + h.length, 0);
+  end.writeUInt16LE(kept.length, 8);
+  end.writeUInt16LE(kept.length, 10);
+  end.writeUInt32LE(centralBytes, 12);
+  end.writeUInt32LE(at, 16);
+  writeFileSync(file, Buffer.concat([...records, ...central, end]));
+  return { changed, dropped: dropped.length, droppedBytes: dropped.reduce((n, e) => n + e.size, 0) };
 }
 
 class LambdaPackage {
@@ -60,18 +111,29 @@ class LambdaPackage {
     process.env.npm_config_libc = 'glibc';
     this.serverless = serverless;
     this.log = log;
-    this.hooks = { 'after:package:createDeploymentArtifacts': () => this.fixModes() };
+    this.hooks = { 'after:package:createDeploymentArtifacts': () => this.repackArtifacts() };
   }
 
-  fixModes() {
+  /** Each artifact rewritten once, by the rule of the functions it holds (the one that keeps more if they differ). */
+  repackArtifacts() {
     const service = this.serverless.service;
-    const artifacts = new Set([service.package?.artifact, ...service.getAllFunctions().map((name) => service.getFunction(name).package?.artifact)].filter(Boolean));
-    for (const artifact of artifacts) {
-      const changed = lambdaModes(artifact);
+    const rules = new Map();
+    if (service.package?.artifact) rules.set(service.package.artifact, NEVER_LOADED);
+    for (const name of service.getAllFunctions()) {
+      const artifact = service.getFunction(name).package?.artifact;
+      if (!artifact) continue;
+      const rule = invokesItsEngines(this.serverless, name) ? ENGINELESS : NEVER_LOADED;
+      rules.set(artifact, rules.has(artifact) && rules.get(artifact) !== rule ? NEVER_LOADED : rule);
+    }
+    for (const [artifact, rule] of rules) {
+      const { changed, dropped, droppedBytes } = repack(artifact, rule);
       if (changed) this.log?.verbose?.(`${artifact}: ${changed} file modes set to 0644/0755`);
+      if (dropped) this.log?.verbose?.(`${artifact}: ${dropped} files it never loads left out (${(droppedBytes / 1e6).toFixed(1)} MB)`);
     }
   }
 }
 
 module.exports = LambdaPackage;
-module.exports.lambdaModes = lambdaModes;
+module.exports.repack = repack;
+module.exports.NEVER_LOADED = NEVER_LOADED;
+module.exports.ENGINELESS = ENGINELESS;

@@ -28,6 +28,10 @@
  *   together, the rest for what the engine keeps outside the task's folder (Chromium's binary, caches);
  * - native binaries packed in a zip (sharp's `@img/sharp-<os>-<cpu>`) are for Lambda's Linux and the
  *   function's architecture, whatever machine packaged them;
+ * - no zip holds what its function never loads (scripts/serverless-lambda-package.cjs leaves it out):
+ *   its packages' type declarations, source maps, Markdown and C/C++ sources, and, in a process
+ *   function that invokes its engine function (ENGINE_ISOLATION=function), anything of node_modules/
+ *   (its engines: what keeps every zip within 60 % of Lambda's 250 MB, scripts/ci/check-limits.ts);
  * - every function that holds a request until a job or task ends (its handler bundle calls `waitFor`,
  *   lib/wiring/job-response.ts) has its own ReservedConcurrentExecutions (stage parameter
  *   waitConcurrency), so waits can never take the concurrency of the other routes, and a WAIT_BUDGET
@@ -44,11 +48,15 @@
  * Lambda's 250 MB is 2^20-byte megabytes (262,144,000 bytes); the bundle limit is decimal.
  */
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CSRF_HEADERS } from '../../lib/graphql/server/csrf.js';
 import { mergedTemplate, readPackagedStack } from './stack-templates.js';
 import { unzippedSize } from './zip.js';
+
+/** The packaging plugin's rules of what a zip leaves out. */
+const { NEVER_LOADED, ENGINELESS } = createRequire(import.meta.url)('../serverless-lambda-package.cjs') as { NEVER_LOADED: RegExp; ENGINELESS: RegExp };
 
 /** Request headers browser clients of the APIs send (besides the GraphQL CSRF headers). */
 const CORS_HEADERS_NEEDED = ['Authorization', 'Content-Type', 'X-Goog-FieldMask'];
@@ -352,6 +360,19 @@ function checkEngineBounds(t: Stack): void {
   }
 }
 
+/** What a function's zip holds that it never loads (`engineless`: a process function that invokes its engine function). */
+function unloaded(fn: string, names: string[], engineless: boolean): string[] {
+  const failures: string[] = [];
+  const listed = (found: string[]) => `${found.slice(0, 3).join(', ')}${found.length > 3 ? ', …' : ''}`;
+  const never = names.filter((n) => NEVER_LOADED.test(n));
+  if (never.length) failures.push(`${fn}: holds ${never.length} file${never.length > 1 ? 's' : ''} Node never loads (${listed(never)}): repack it (scripts/serverless-lambda-package.cjs)`);
+  const engines = engineless ? names.filter((n) => ENGINELESS.test(n)) : [];
+  if (engines.length) {
+    failures.push(`${fn}: runs its engines in its engine function (ENGINE_ISOLATION=function) but packs ${engines.length} files of node_modules/ (${listed(engines)})`);
+  }
+  return failures;
+}
+
 /** Artifacts: each function's zip (size, native binaries, handler bundle and its source maps). */
 async function checkArtifacts(t: Stack, httpFunctions: Set<string>, artifactDir: string): Promise<FunctionRow[]> {
   const { resources, functionIds, timeoutOf, failures, triggers } = t;
@@ -389,6 +410,7 @@ async function checkArtifacts(t: Stack, httpFunctions: Set<string>, artifactDir:
     for (const native of new Set(zip.entries.map((e) => /node_modules\/@img\/sharp-(?:libvips-)?([a-z0-9]+-[a-z0-9]+)\//.exec(e.name)?.[1]).filter(Boolean))) {
       if (native !== `linux-${arch}` && native !== `linuxmusl-${arch}`) failures.push(`${fn}: packs sharp's ${native} binaries; Lambda (${arch}) needs linux-${arch}`);
     }
+    failures.push(...unloaded(fn, zip.entries.map((e) => e.name), row.environment.ENGINE_ISOLATION === 'function'));
     const module = String(props.Handler ?? '').replace(/\.[^./]+$/, '');
     const bundle = zip.entries.find((e) => ['.js', '.mjs', '.cjs'].some((ext) => e.name === module + ext));
     row.bundle = bundle?.size;

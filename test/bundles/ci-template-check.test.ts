@@ -233,7 +233,6 @@ describe('check-template', () => {
     await writeZip(path.join(dir, 'mapped-api.zip'), [
       { name: 'functions/api.cjs', data: 'exports.handler = async () => ({});' },
       { name: 'functions/api.cjs.map', data: map(['export const handler = …']) },
-      { name: 'node_modules/dep/index.js.map', data: map(['a dependency may keep its own']) },
     ]);
     const t = goodTemplate();
     t.Resources.ApiFunction!.Properties.Code.S3Key = 'deploy/mapped-api.zip';
@@ -353,6 +352,24 @@ describe('check-template', () => {
     const t = goodTemplate();
     t.Resources.WorkerFunction!.Properties.Code.S3Key = 'deploy/mac.zip';
     expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: packs sharp's darwin-arm64 binaries; Lambda \(x64\) needs linux-x64/)]);
+  });
+
+  it('fails a zip holding files its function never loads: type declarations or maps of its packages, or engines its engine function runs', async () => {
+    await writeZip(path.join(dir, 'unpruned.zip'), [
+      { name: 'functions/worker.cjs', data: 'exports.handler = async () => {};' },
+      { name: 'functions/worker.cjs.map', data: '{}' },
+      { name: 'node_modules/sharp/lib/index.d.ts', data: 'export {};' },
+      { name: 'node_modules/sharp/dist/index.cjs', data: 'module.exports = {};' },
+    ]);
+    const t = goodTemplate();
+    t.Resources.WorkerFunction!.Properties.Code.S3Key = 'deploy/unpruned.zip';
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^WorkerFunction: holds 1 file Node never loads \(node_modules\/sharp\/lib\/index\.d\.ts/)]);
+    // A process function that invokes its engine function (ENGINE_ISOLATION=function) carries no engine at all.
+    t.Resources.WorkerFunction!.Properties.Environment = { Variables: { ENGINE_ISOLATION: 'function' } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([
+      expect.stringMatching(/^WorkerFunction: holds 1 file Node never loads/),
+      expect.stringMatching(/^WorkerFunction: runs its engines in its engine function \(ENGINE_ISOLATION=function\) but packs 2 files of node_modules\/ \(node_modules\/sharp\/lib\/index\.d\.ts/),
+    ]);
   });
 });
 

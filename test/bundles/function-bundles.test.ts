@@ -26,8 +26,11 @@ async function bundleOf(entry: string) {
   const result = await esbuild.build({ ...esbuildOptions(), entryPoints: [entry], write: false, metafile: true, outdir: 'out', logLevel: 'silent' });
   const inputs = Object.keys(result.metafile.inputs);
   /** The packages it requires from node_modules at run time (what serverless-esbuild packs in its zip). */
-  const externals = new Set(Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path)));
-  return { bytes: result.outputFiles[0]!.contents.length, inputs, externals };
+  const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')));
+  const externals = new Set(imports.map((i) => i.path));
+  /** Those it requires as it loads (not through a dynamic import, which runs only when its code path does). */
+  const loaded = new Set(imports.filter((i) => i.kind !== 'dynamic-import').map((i) => i.path));
+  return { bytes: result.outputFiles[0]!.contents.length, inputs, externals, loaded };
 }
 
 /** Packages (by folder below node_modules) in a bundle, with every copy's path. */
@@ -67,6 +70,18 @@ describe('function bundles', () => {
     }
     const chromium = await bundleOf('functions/tasks/process-chromium-step.ts');
     expect([...chromium.externals]).toContain('@sparticuz/chromium');
+  });
+
+  it('let a process function load without its engines, which its zip leaves out when its engine function runs them', async () => {
+    // scripts/serverless-lambda-package.cjs packs no node_modules/ into a process function with
+    // ENGINE_ISOLATION=function: an engine it required as it loads would fail its every cold start.
+    const engineFunctions = (yml.custom as Record<string, any>).engineFunctions as Record<string, string>;
+    for (const name of Object.keys(engineFunctions)) {
+      const { externals, loaded } = await bundleOf(`${yml.functions[name]!.handler.replace(/\.handler$/, '')}.ts`);
+      const packed = (yml.custom.esbuild.external as string[]).filter((e) => externals.has(e));
+      expect(packed.length, `${name} names its engines`).toBeGreaterThan(0);
+      expect(packed.filter((e) => loaded.has(e)), `${name} requires an engine as it loads`).toEqual([]);
+    }
   });
 
   it('pack the built GraphiQL folder with the assets function', () => {

@@ -8,10 +8,10 @@ import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-const EngineFunctions = createRequire(import.meta.url)('../../scripts/serverless-engine-functions.cjs') as new (sls: unknown) => {
+const EngineFunctions = createRequire(import.meta.url)('../../scripts/serverless-engine-functions.cjs') as (new (sls: unknown) => {
   apply(): void;
   confineEnvironments(): void;
-};
+}) & { invokesItsEngines(sls: unknown, name: string): boolean };
 
 type Fn = { handler?: string; image?: { name?: string; command: string[] }; environment?: Record<string, string>; memorySize?: number; ephemeralStorageSize?: number };
 
@@ -24,7 +24,7 @@ function service(isolation: string) {
     service: { service: 'svc', custom: { ...yml.custom, engineIsolation: isolation }, functions, provider: { environment: { STATE_TABLE: 't' }, compiledCloudFormationTemplate: { Resources: resources } } },
     getProvider: () => ({ getStage: () => 'dev', naming: { getLambdaLogicalId: (n: string) => `${n[0]!.toUpperCase()}${n.slice(1)}LambdaFunction` } }),
   };
-  return { plugin: new EngineFunctions(sls), functions, resources };
+  return { plugin: new EngineFunctions(sls), functions, resources, sls };
 }
 
 afterEach(() => {
@@ -34,9 +34,15 @@ afterEach(() => {
 describe('the engine functions plugin', () => {
   it('splits each family into a process function that invokes and an engine function that runs', () => {
     process.env.OFFICE_IMAGE = '1';
-    const { plugin, functions, resources } = service('function');
+    const { plugin, functions, resources, sls } = service('function');
     plugin.apply();
-    expect(functions.processMedia!.environment).toMatchObject({ ENGINE_ISOLATION: 'function', ENGINE_FUNCTION_NAME: 'svc-dev-engineMedia', ENGINE_FAMILY: 'media' });
+    expect(functions.processMedia!.environment).toMatchObject({ ENGINE_ISOLATION: 'function', ENGINE_FUNCTION_NAME: 'svc-dev-engineMedia' });
+    // The process function probes no engine (its package holds none): it sees each one as the engine
+    // function's package has it (lib/engines/core/families.ts PACKAGED), as task creation does.
+    expect(functions.processMedia!.environment!.ENGINE_FAMILY).toBeUndefined();
+    expect(EngineFunctions.invokesItsEngines(sls, 'processMedia')).toBe(true);
+    expect(EngineFunctions.invokesItsEngines(sls, 'engineMedia')).toBe(false);
+    expect(EngineFunctions.invokesItsEngines(sls, 'jobsCreate')).toBe(false);
     expect(functions.processMedia!.memorySize).toBe(512);
     expect(functions.processMedia!.ephemeralStorageSize).toBeUndefined();
     expect(functions.engineMedia!.environment).toMatchObject({ ENGINE_FAMILY: 'media', ENGINE_REAP: 'true', ENGINE_CONFINEMENT: 'platform', ENGINE_MAX_INPUT_BYTES: String(2048 * 1024 * 1024) });
@@ -51,8 +57,9 @@ describe('the engine functions plugin', () => {
   });
 
   it('leaves the engine functions out with ENGINE_ISOLATION=inline, and both office functions without an image', () => {
-    const { plugin, functions } = service('inline');
+    const { plugin, functions, sls } = service('inline');
     plugin.apply();
+    expect(EngineFunctions.invokesItsEngines(sls, 'processPdf')).toBe(false);
     expect(Object.keys(functions).filter((n) => n.startsWith('engine'))).toEqual([]);
     expect(functions.processOffice).toBeUndefined();
     expect(functions.processPdf!.environment).toMatchObject({ ENGINE_FAMILY: 'pdf' });

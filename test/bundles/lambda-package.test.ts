@@ -1,0 +1,122 @@
+/**
+ * The packaging plugin's rewrite of a function's zip (scripts/serverless-lambda-package.cjs): the files
+ * of its packages that Node never loads are left out, everything else is kept byte for byte with
+ * Lambda's file modes, and the zip still reads as one. Zips are real archives made with archiver (its
+ * entries carry data descriptors, as serverless-esbuild's do).
+ */
+import { ZipArchive } from 'archiver';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractZip, unzippedSize } from '../../scripts/ci/zip.js';
+
+const LambdaPackage = createRequire(import.meta.url)('../../scripts/serverless-lambda-package.cjs') as (new (sls: unknown) => { repackArtifacts(): void }) & {
+  repack(file: string, drop?: RegExp): { changed: number; dropped: number; droppedBytes: number };
+  NEVER_LOADED: RegExp;
+};
+const { repack, NEVER_LOADED } = LambdaPackage;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'lambda-package-'));
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+async function writeZip(file: string, entries: Array<{ name: string; data: string; mode?: number }>) {
+  const archive = new ZipArchive({ zlib: { level: 1 } });
+  const done = pipeline(archive, createWriteStream(file));
+  for (const e of entries) archive.append(e.data, { name: e.name, mode: e.mode ?? 0o644 });
+  await archive.finalize();
+  await done;
+}
+
+const loaded = [
+  { name: 'functions/engines/media.cjs', data: 'module.exports = 1;\n'.repeat(50) },
+  // The function's own map: its logger reads it.
+  { name: 'functions/engines/media.cjs.map', data: '{"version":3}' },
+  { name: 'node_modules/sharp/dist/index.cjs', data: 'require("./x");\n'.repeat(40) },
+  { name: 'node_modules/sharp/package.json', data: '{"name":"sharp"}' },
+  { name: 'node_modules/sharp/LICENSE', data: 'Apache-2.0' },
+  { name: 'node_modules/@ffprobe-installer/linux-x64/ffprobe', data: 'ELF'.repeat(300), mode: 0o744 },
+];
+const neverLoaded = [
+  { name: 'node_modules/sharp/lib/index.d.ts', data: 'export {};\n'.repeat(100) },
+  { name: 'node_modules/sharp/dist/index.d.cts', data: 'export {};' },
+  { name: 'node_modules/luxon/build/cjs-browser/luxon.js.map', data: '{"version":3}'.repeat(20) },
+  { name: 'node_modules/semver/README.md', data: '# semver' },
+  { name: 'node_modules/sharp/src/pipeline.cc', data: 'int main() {}' },
+  { name: 'node_modules/sharp/src/common.h', data: '#pragma once' },
+];
+
+describe('repack', () => {
+  it('leaves out what Node never loads below node_modules/ and keeps the rest byte for byte', async () => {
+    const file = path.join(dir, 'fn.zip');
+    await writeZip(file, [neverLoaded[0]!, ...loaded.slice(0, 3), ...neverLoaded.slice(1), ...loaded.slice(3)]);
+    const result = repack(file);
+    expect(result.dropped).toBe(neverLoaded.length);
+    expect(result.droppedBytes).toBe(neverLoaded.reduce((n, e) => n + Buffer.byteLength(e.data), 0));
+
+    const zip = await unzippedSize(file);
+    expect(zip.entries.map((e) => e.name).sort()).toEqual(loaded.map((e) => e.name).sort());
+    for (const e of loaded) expect(zip.read(zip.entries.find((x) => x.name === e.name)!).toString()).toBe(e.data);
+    // Executable by anyone (Lambda's user owns none of it), as the modes' rewrite did before.
+    expect(zip.entries.find((e) => e.name.endsWith('/ffprobe'))!.mode! & 0o777).toBe(0o755);
+    expect(zip.entries.find((e) => e.name.endsWith('LICENSE'))!.mode! & 0o777).toBe(0o644);
+    // Every local record where the central directory says (extraction checks each CRC).
+    const out = path.join(dir, 'out');
+    expect((await extractZip(file, out)).files).toBe(loaded.length);
+  });
+
+  it('leaves a zip with nothing to change as it is', async () => {
+    const file = path.join(dir, 'clean.zip');
+    await writeZip(file, loaded.slice(0, 3));
+    expect(repack(file)).toEqual({ changed: 0, dropped: 0, droppedBytes: 0 });
+    expect((await unzippedSize(file)).entries).toHaveLength(3);
+  });
+
+  it('names only files below node_modules/ that no require or import resolves to', () => {
+    for (const e of neverLoaded) expect(NEVER_LOADED.test(e.name), e.name).toBe(true);
+    for (const e of loaded) expect(NEVER_LOADED.test(e.name), e.name).toBe(false);
+    for (const name of ['node_modules/x/index.js', 'node_modules/x/index.mjs', 'node_modules/x/data.json', 'node_modules/x/lib.wasm', 'node_modules/x/bin/tool.pl']) {
+      expect(NEVER_LOADED.test(name), name).toBe(false);
+    }
+  });
+});
+
+describe('the packaging plugin', () => {
+  /** A service with a media family: its process function, its engine function and an HTTP function, each with its zip. */
+  async function packaged(isolation: string) {
+    const names = ['processMedia', 'engineMedia', 'jobsCreate'];
+    for (const name of names) await writeZip(path.join(dir, `${isolation}-${name}.zip`), [...loaded, ...neverLoaded]);
+    const functions = Object.fromEntries(names.map((name) => [name, { package: { artifact: path.join(dir, `${isolation}-${name}.zip`) } }]));
+    const service = {
+      custom: { engineFunctions: { processMedia: 'media' }, engineIsolation: isolation },
+      package: {},
+      getAllFunctions: () => names,
+      getFunction: (name: string) => functions[name],
+    };
+    const env = { ...process.env };
+    new LambdaPackage({ service }).repackArtifacts();
+    // The plugin sets npm's platform for serverless-esbuild's install; not this test's process.
+    process.env = env;
+    const kept = async (name: string) => (await unzippedSize(path.join(dir, `${isolation}-${name}.zip`))).entries.map((e) => e.name).sort();
+    return { kept };
+  }
+
+  it('packs no engine into a process function that invokes its engine function', async () => {
+    const { kept } = await packaged('function');
+    expect(await kept('processMedia')).toEqual(['functions/engines/media.cjs', 'functions/engines/media.cjs.map']);
+    const everything = loaded.map((e) => e.name).sort();
+    expect(await kept('engineMedia')).toEqual(everything);
+    expect(await kept('jobsCreate')).toEqual(everything);
+  });
+
+  it('keeps the engines of a process function that runs them (ENGINE_ISOLATION=inline)', async () => {
+    const { kept } = await packaged('inline');
+    expect(await kept('processMedia')).toEqual(loaded.map((e) => e.name).sort());
+  });
+});
