@@ -32,6 +32,7 @@ const FORBIDDEN: Array<{ match: (spec: string) => boolean; why: string }> = [
 export const FAST_SUPPORT = [
   'test/support/cloudconvert.ts',
   'test/support/file-tree.ts',
+  'test/support/limits-stack.ts',
   'test/support/operations.ts',
   'test/support/recording-queue.ts',
   'test/support/requires.ts',
