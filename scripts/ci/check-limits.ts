@@ -262,7 +262,7 @@ export function formatLimits(report: LimitsReport, only: (u: Use) => boolean = (
     ? `${report.functions} functions today; room for ${report.moreFunctions} more of the average kind before a margin drops below ${percent(1 - MAX_USE)} (first: ${report.firstMet.where}, ${report.firstMet.limit})`
     : `${report.functions} functions today`;
   const accepted = Object.entries(ACCEPTED_MARGINS).map(([limit, a]) => `${limit}${a.only ? ` of ${a.only.join(', ')}` : ''}: a margin of ${percent(a.margin)} is enough (${a.why})`);
-  return `${head}\n\n${room}\n${accepted.map((a) => `accepted: ${a}`).join('\n')}`;
+  return [`${head}\n`, room, ...accepted.map((a) => `accepted: ${a}`)].join('\n');
 }
 
 export const DOC = 'docs/operating/deploying.md';
