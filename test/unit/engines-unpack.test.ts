@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
@@ -83,6 +83,17 @@ describe('unpackedBinary', () => {
     const file = await unpackedBinary(p);
     expect(readFileSync(file).equals(program)).toBe(true);
     expect(runs(file)).toBe(true);
+  });
+
+  it('replaces a link left under its name, even to the right bytes, by a file of its own', async () => {
+    const p = packed(program);
+    const elsewhere = path.join(dir, `elsewhere-${count}`);
+    writeFileSync(elsewhere, program, { mode: 0o700 });
+    mkdirSync(path.dirname(p.file), { recursive: true, mode: 0o700 });
+    symlinkSync(elsewhere, p.file);
+    const file = await unpackedBinary(p);
+    expect(lstatSync(file).isFile()).toBe(true);
+    expect(readFileSync(file).equals(program)).toBe(true);
   });
 
   it('refuses a digest file without a digest', async () => {

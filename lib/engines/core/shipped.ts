@@ -140,6 +140,12 @@ export function resetShipped(): void {
 export const shippedFfmpeg = () => shippedBinary(platformPackage('ffmpeg'), 'ffmpeg', 'ffmpeg');
 /** The static ffprobe of @ffprobe-installer for this platform. */
 export const shippedFfprobe = () => shippedBinary(platformPackage('ffprobe'), 'ffprobe', 'ffprobe');
+/**
+ * The binaries this process unpacks from its zip on their first use (none outside a Lambda zip): an
+ * engine function's reaper leaves them in /tmp for its next task, which checks each against its digest
+ * before it runs it (unpack.ts).
+ */
+export const unpackedTools = (): string[] => [shippedFfprobe()?.packed?.file].filter((file): file is string => Boolean(file));
 /** Ghostscript compiled to WebAssembly (@okathira/ghostpdl-wasm). */
 export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'gs.js', '10.06.0');
 /** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */

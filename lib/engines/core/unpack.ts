@@ -3,7 +3,8 @@
  * ffprobe, 79 MB of Lambda's 250 MB unzipped as it is, 25 MB with brotli), made runnable on its first
  * use: unpacked into a folder of this user under the temp folder (Lambda's /tmp, the only place it may
  * write), checked against the SHA-256 recorded when it was packed, and only then given its final name.
- * A truncated or altered copy is never run: a file already there is checked again before it is used.
+ * A truncated or altered copy is never run: a file already there (an engine function's reaper leaves
+ * it for the next task, whose worker is a new process) is checked again before it is used.
  *
  * One unpack per process, however many tasks ask at once: they share its promise. The folder is 0700
  * and ours (another user's, or one others may write, is refused); the file is written under a name of
@@ -76,9 +77,11 @@ async function unpack(packed: PackedBinary): Promise<string> {
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
-/** The SHA-256 of `file`, or undefined when there is none. */
+/** The SHA-256 of `file`, or undefined when there is none (or it is not a file of this user's: a link, a folder). */
 async function digestOf(file: string): Promise<string | undefined> {
   try {
+    const stat = await lstat(file);
+    if (!stat.isFile() || (typeof process.getuid === 'function' && stat.uid !== process.getuid())) return undefined;
     return sha256(await readFile(file));
   } catch {
     return undefined;
