@@ -5,7 +5,7 @@
  * the ratio is the engines' own.
  *
  * - FFmpeg: a thumbnail at 5 s and a 720p → 360p H.264 transcode, @ffmpeg-installer's static build
- *   against the system ffmpeg; ffprobe likewise;
+ *   against the system ffmpeg; ffprobe likewise, and packed as in a Lambda zip (first and later probes);
  * - Ghostscript: optimize (pdfwrite /ebook) of a 2-page image-heavy PDF and page 1 to PNG at 150 dpi,
  *   WebAssembly (a node child, load included) against the system gs;
  * - qpdf: lossless optimize of the same PDF, WebAssembly against the system qpdf;
@@ -16,9 +16,11 @@
  *   JPEG, and a write of EXIF + XMP into the small and the large JPEG.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, constants } from 'node:zlib';
 import exifr from 'exifr';
 import sharp from 'sharp';
 import { confinement } from '#lib/engines/core/confine.js';
@@ -26,6 +28,7 @@ import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/metadata/exiftoo
 import { findExecutable } from '#lib/engines/core/probe.js';
 import { exiftoolWasm, ghostscriptWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/core/shipped.js';
 import { runTool, type ToolOptions } from '#lib/engines/core/tool.js';
+import { resetUnpacked, unpackedBinary } from '#lib/engines/core/unpack.js';
 import { runWasm } from '#lib/engines/core/wasm.js';
 import { imageHeavyPdf, jpeg, textPdf } from '../test/fixtures/engine-fixtures.js';
 
@@ -39,6 +42,34 @@ async function timed(run: () => Promise<unknown>, runs = 3): Promise<number> {
     times.push(performance.now() - started);
   }
   return median(times);
+}
+
+/**
+ * The static ffprobe as a Lambda zip ships it (brotli, scripts/serverless-packed-binaries.cjs): a first
+ * probe (unpack, digest, run) and a later task's (digest of the file left in /tmp, run), each over a
+ * probe of the binary as npm installed it.
+ */
+async function packedProbe(binary: string, dir: string, probe: (tool: string) => Promise<unknown>): Promise<string[]> {
+  const data = readFileSync(binary);
+  const source = path.join(dir, 'ffprobe.br');
+  writeFileSync(source, brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } }));
+  writeFileSync(path.join(dir, 'ffprobe.sha256'), `${createHash('sha256').update(data).digest('hex')}  ffprobe\n`);
+  const packed = { source, digestFile: path.join(dir, 'ffprobe.sha256'), file: path.join(dir, 'tools', 'ffprobe-packed', 'ffprobe') };
+  const plain = await timed(() => probe(binary));
+  const first = await timed(async () => {
+    rmSync(path.join(dir, 'tools'), { recursive: true, force: true });
+    resetUnpacked();
+    await probe(await unpackedBinary(packed));
+  });
+  const later = await timed(async () => {
+    resetUnpacked();
+    await probe(await unpackedBinary(packed));
+  });
+  const mb = (n: number) => (n / 1e6).toFixed(1);
+  return [
+    `ffprobe packed with brotli (${mb(statSync(source).size)} MB instead of ${mb(data.length)} unzipped): first probe ${(first / plain).toFixed(2)}x a probe of the binary as installed (median of 3: ${first.toFixed(0)} ms vs ${plain.toFixed(0)} ms, the unpack included)`,
+    `ffprobe packed, a later task's probe (its digest checked): ${(later / plain).toFixed(2)}x (${later.toFixed(0)} ms)`,
+  ];
 }
 
 export async function shippedEngineRatios(): Promise<string[]> {
@@ -76,6 +107,7 @@ export async function shippedEngineRatios(): Promise<string[]> {
       await compare('FFmpeg thumbnail of a 10 s 720p video', systemFfmpeg, ffmpeg, () => thumb(ffmpeg!.file), thumb);
       await compare('FFmpeg 720p → 360p H.264 transcode (10 s)', systemFfmpeg, ffmpeg, () => transcode(ffmpeg!.file), transcode);
       await compare('ffprobe of the same video', findExecutable('ffprobe'), ffprobe, () => probe(ffprobe!.file), probe);
+      if (ffprobe && !ffprobe.packed) lines.push(...(await packedProbe(ffprobe.file, dir, probe)));
     } else lines.push('FFmpeg: skipped (neither a system nor a shipped ffmpeg)');
 
     const pdf = path.join(dir, 'photos.pdf');

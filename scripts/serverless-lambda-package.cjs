@@ -26,12 +26,16 @@
  * loads only when an engine runs in this process (they are loaded lazily, and `npm run ci:lambda` runs a
  * job of every family through the zips). The engines were half of each process function's zip: FFmpeg
  * and ffprobe alone 147 MB of processMedia.
+ *
+ * The static ffprobe is packed with brotli wherever a zip carries it (`PACKED`,
+ * serverless-packed-binaries.cjs): 54 MB fewer unzipped bytes in the media and image engine functions.
  */
 'use strict';
 
 const { Buffer } = require('node:buffer');
 const { readFileSync, writeFileSync } = require('node:fs');
 const { invokesItsEngines } = require('./serverless-engine-functions.cjs');
+const { NONE, PACKED, packEntry } = require('./serverless-packed-binaries.cjs');
 
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
@@ -44,11 +48,12 @@ const NEVER_LOADED = /^node_modules\/.*(\.d\.[cm]?ts|\.map|\.md|\.markdown|\.cc|
 const ENGINELESS = /^node_modules\//;
 
 /**
- * Rewrites a zip for Lambda: the entries whose name matches `drop` left out, and the Unix modes of
- * the rest set to 0644/0755 in its central directory. Written back only when something changed.
- * Returns the entries changed in mode and the entries dropped, with their unzipped bytes.
+ * Rewrites a zip for Lambda: the entries whose name matches `drop` left out, those matching `pack`
+ * compressed (serverless-packed-binaries.cjs), and the Unix modes of the rest set to 0644/0755 in its
+ * central directory. Written back only when something changed. Returns the entries changed in mode,
+ * the entries dropped, with their unzipped bytes, and the entries packed, with the unzipped bytes saved.
  */
-function repack(file, drop = NEVER_LOADED) {
+function repack(file, drop = NEVER_LOADED, pack = NONE) {
   const zip = readFileSync(file);
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
@@ -83,25 +88,34 @@ function repack(file, drop = NEVER_LOADED) {
   const starts = [...entries.map((e) => e.local), centralStart].sort((a, b) => a - b);
   const kept = entries.filter((e) => !drop.test(e.name));
   const dropped = entries.filter((e) => drop.test(e.name));
-  if (!changed && !dropped.length) return { changed, dropped: 0, droppedBytes: 0 };
+  const packing = kept.filter((e) => pack.test(e.name));
+  const result = { changed, dropped: dropped.length, droppedBytes: dropped.reduce((n, e) => n + e.size, 0), packed: packing.length, packedSaved: 0 };
+  if (!changed && !dropped.length && !packing.length) return result;
   const records = [];
   const central = [];
   let at = 0;
-  for (const entry of kept) {
-    const record = zip.subarray(entry.local, starts[starts.indexOf(entry.local) + 1]);
-    entry.header.writeUInt32LE(at, 42);
+  const add = (record, header) => {
+    header.writeUInt32LE(at, 42);
     records.push(record);
-    central.push(entry.header);
+    central.push(header);
     at += record.length;
+  };
+  for (const entry of kept) {
+    if (packing.includes(entry)) {
+      const { entries: replacing, saved } = packEntry(zip, entry.header, entry.name);
+      for (const e of replacing) add(e.record, e.header);
+      result.packedSaved += saved;
+    } else add(zip.subarray(entry.local, starts[starts.indexOf(entry.local) + 1]), entry.header);
   }
+  const total = records.length;
   const end = Buffer.from(zip.subarray(eocd));
   const centralBytes = central.reduce((n, h) => n + h.length, 0);
-  end.writeUInt16LE(kept.length, 8);
-  end.writeUInt16LE(kept.length, 10);
+  end.writeUInt16LE(total, 8);
+  end.writeUInt16LE(total, 10);
   end.writeUInt32LE(centralBytes, 12);
   end.writeUInt32LE(at, 16);
   writeFileSync(file, Buffer.concat([...records, ...central, end]));
-  return { changed, dropped: dropped.length, droppedBytes: dropped.reduce((n, e) => n + e.size, 0) };
+  return result;
 }
 
 class LambdaPackage {
@@ -126,9 +140,10 @@ class LambdaPackage {
       rules.set(artifact, rules.has(artifact) && rules.get(artifact) !== rule ? NEVER_LOADED : rule);
     }
     for (const [artifact, rule] of rules) {
-      const { changed, dropped, droppedBytes } = repack(artifact, rule);
+      const { changed, dropped, droppedBytes, packed, packedSaved } = repack(artifact, rule, PACKED);
       if (changed) this.log?.verbose?.(`${artifact}: ${changed} file modes set to 0644/0755`);
       if (dropped) this.log?.verbose?.(`${artifact}: ${dropped} files it never loads left out (${(droppedBytes / 1e6).toFixed(1)} MB)`);
+      if (packed) this.log?.verbose?.(`${artifact}: ${packed} binaries packed with brotli (${(packedSaved / 1e6).toFixed(1)} MB fewer unzipped)`);
     }
   }
 }
@@ -137,3 +152,4 @@ module.exports = LambdaPackage;
 module.exports.repack = repack;
 module.exports.NEVER_LOADED = NEVER_LOADED;
 module.exports.ENGINELESS = ENGINELESS;
+module.exports.PACKED = PACKED;

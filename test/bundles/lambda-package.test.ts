@@ -5,20 +5,23 @@
  * entries carry data descriptors, as serverless-esbuild's do).
  */
 import { ZipArchive } from 'archiver';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractZip, unzippedSize } from '../../scripts/ci/zip.js';
 
 const LambdaPackage = createRequire(import.meta.url)('../../scripts/serverless-lambda-package.cjs') as (new (sls: unknown) => { repackArtifacts(): void }) & {
-  repack(file: string, drop?: RegExp): { changed: number; dropped: number; droppedBytes: number };
+  repack(file: string, drop?: RegExp, pack?: RegExp): { changed: number; dropped: number; droppedBytes: number; packed: number; packedSaved: number };
   NEVER_LOADED: RegExp;
+  PACKED: RegExp;
 };
-const { repack, NEVER_LOADED } = LambdaPackage;
+const { repack, NEVER_LOADED, PACKED } = LambdaPackage;
 
 let dir: string;
 beforeAll(async () => {
@@ -26,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-async function writeZip(file: string, entries: Array<{ name: string; data: string; mode?: number }>) {
+async function writeZip(file: string, entries: Array<{ name: string; data: string | Buffer; mode?: number }>) {
   const archive = new ZipArchive({ zlib: { level: 1 } });
   const done = pipeline(archive, createWriteStream(file));
   for (const e of entries) archive.append(e.data, { name: e.name, mode: e.mode ?? 0o644 });
@@ -74,7 +77,7 @@ describe('repack', () => {
   it('leaves a zip with nothing to change as it is', async () => {
     const file = path.join(dir, 'clean.zip');
     await writeZip(file, loaded.slice(0, 3));
-    expect(repack(file)).toEqual({ changed: 0, dropped: 0, droppedBytes: 0 });
+    expect(repack(file)).toEqual({ changed: 0, dropped: 0, droppedBytes: 0, packed: 0, packedSaved: 0 });
     expect((await unzippedSize(file)).entries).toHaveLength(3);
   });
 
@@ -84,6 +87,38 @@ describe('repack', () => {
     for (const name of ['node_modules/x/index.js', 'node_modules/x/index.mjs', 'node_modules/x/data.json', 'node_modules/x/lib.wasm', 'node_modules/x/bin/tool.pl']) {
       expect(NEVER_LOADED.test(name), name).toBe(false);
     }
+  });
+});
+
+describe('packing the static ffprobe', () => {
+  const ffprobe = 'node_modules/@ffprobe-installer/linux-x64/ffprobe';
+  // A binary's mix: code that compresses, and bytes that do not.
+  const binary = Buffer.concat([Buffer.from('\x7fELF'), randomBytes(50_000), Buffer.from('mov eax, 1; ret\n'.repeat(20_000))]);
+
+  it('replaces the binary by its brotli form and the digest of what npm installed', async () => {
+    const file = path.join(dir, 'packed.zip');
+    const others = loaded.filter((e) => e.name !== ffprobe);
+    await writeZip(file, [...others.slice(0, 2), { name: ffprobe, data: binary, mode: 0o744 }, ...others.slice(2)]);
+    const before = await unzippedSize(file);
+    const result = repack(file, NEVER_LOADED, PACKED);
+    expect(result.packed).toBe(1);
+
+    const zip = await unzippedSize(file);
+    expect(zip.entries.map((e) => e.name).sort()).toEqual([...others.map((e) => e.name), `${ffprobe}.br`, `${ffprobe}.sha256`].sort());
+    const entry = (name: string) => zip.read(zip.entries.find((e) => e.name === name)!);
+    expect(brotliDecompressSync(entry(`${ffprobe}.br`)).equals(binary)).toBe(true);
+    expect(entry(`${ffprobe}.sha256`).toString()).toBe(`${createHash('sha256').update(binary).digest('hex')}  ffprobe\n`);
+    for (const e of others) expect(entry(e.name).toString()).toBe(e.data);
+    // Data, not programs: nothing runs them from the zip.
+    for (const name of [`${ffprobe}.br`, `${ffprobe}.sha256`]) expect(zip.entries.find((e) => e.name === name)!.mode! & 0o777).toBe(0o644);
+    expect(before.unzipped - zip.unzipped).toBe(result.packedSaved);
+    expect(result.packedSaved).toBeGreaterThan(binary.length / 2);
+    expect((await extractZip(file, path.join(dir, 'packed-out'))).files).toBe(others.length + 2);
+  });
+
+  it('names the static ffprobe alone', () => {
+    expect(PACKED.test(ffprobe)).toBe(true);
+    for (const name of ['node_modules/@ffmpeg-installer/linux-x64/ffmpeg', `${ffprobe}.br`, 'node_modules/@ffprobe-installer/linux-x64/package.json']) expect(PACKED.test(name), name).toBe(false);
   });
 });
 
@@ -110,13 +145,13 @@ describe('the packaging plugin', () => {
   it('packs no engine into a process function that invokes its engine function', async () => {
     const { kept } = await packaged('function');
     expect(await kept('processMedia')).toEqual(['functions/engines/media.cjs', 'functions/engines/media.cjs.map']);
-    const everything = loaded.map((e) => e.name).sort();
+    const everything = loaded.flatMap((e) => (PACKED.test(e.name) ? [`${e.name}.br`, `${e.name}.sha256`] : [e.name])).sort();
     expect(await kept('engineMedia')).toEqual(everything);
     expect(await kept('jobsCreate')).toEqual(everything);
   });
 
   it('keeps the engines of a process function that runs them (ENGINE_ISOLATION=inline)', async () => {
     const { kept } = await packaged('inline');
-    expect(await kept('processMedia')).toEqual(loaded.map((e) => e.name).sort());
+    expect(await kept('processMedia')).toEqual(loaded.flatMap((e) => (PACKED.test(e.name) ? [`${e.name}.br`, `${e.name}.sha256`] : [e.name])).sort());
   });
 });

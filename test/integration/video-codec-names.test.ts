@@ -29,8 +29,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function codecOf(file: string): string {
-  const probe = ffprobeExecutable(parseEngineConfig(process.env))!;
+async function codecOf(file: string): Promise<string> {
+  const probe = (await ffprobeExecutable(parseEngineConfig(process.env)))!;
   return execFileSync(probe, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name', '-of', 'csv=p=0', file], { encoding: 'utf8' }).trim();
 }
 
@@ -46,6 +46,6 @@ ffmpeg.describe('video_codec names', () => {
       out: { operation: 'convert', input: 'clip', output_format: 'mkv', video_codec: name, preset: 'ultrafast', width: 64, height: 48 },
     });
     expect(t.out).toMatchObject({ status: 'finished', engine: 'ffmpeg' });
-    expect(codecOf(await h.saveTo(dir, t.out!))).toBe(codec);
+    expect(await codecOf(await h.saveTo(dir, t.out!))).toBe(codec);
   });
 });

@@ -47,7 +47,7 @@ export function graphicsMagickTool(settings: Pick<EngineConfig, 'GM_PATH'>): { f
 }
 
 /** The executable and leading arguments of a command here. */
-function executable(call: EngineCall<CommandArgs>): { file: string; lead: string[] } {
+async function executable(call: EngineCall<CommandArgs>): Promise<{ file: string; lead: string[] }> {
   const { command } = call.payload;
   const missing = (what: string) => new EngineFailure('ENGINE_UNAVAILABLE', `${what} is not installed here.`);
   if (command === 'ffmpeg') {
@@ -56,7 +56,7 @@ function executable(call: EngineCall<CommandArgs>): { file: string; lead: string
     return { file, lead: ['-hide_banner', '-nostdin'] };
   }
   if (command === 'ffprobe') {
-    const file = ffprobeExecutable(call.config);
+    const file = await ffprobeExecutable(call.config);
     if (!file) throw missing('ffprobe');
     return { file, lead: ['-hide_banner'] };
   }
@@ -113,7 +113,7 @@ export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineR
   if (refusedHere) throw new EngineFailure('ENGINE_UNAVAILABLE', `${refusedHere}.`);
   const names = [...new Set(call.inputs.flatMap((f) => [f.taskId, ...(f.taskName ? [f.taskName] : [])]))];
   const words = validateCommand(p, names);
-  const tool = executable(call);
+  const tool = await executable(call);
   const family = familyOf(p.command);
 
   const used = new Map<string, string>();

@@ -11,7 +11,7 @@ import type { EngineConfig } from '../../kernel/config.js';
 import { confinement } from './confine.js';
 import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
-import { exiftoolWasm, ffprobeExecutable, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -132,13 +132,12 @@ export const ENGINES: readonly EngineDescriptor[] = [
       // @ffmpeg-installer (with @ffprobe-installer's ffprobe).
       const system = tool('FFMPEG_PATH', settings.FFMPEG_PATH, ['-version'], /ffmpeg version n?(\d+(?:\.\d+)+)/);
       if (system.versions.length) {
-        const ffprobe = ffprobeExecutable(settings);
-        if (!ffprobe) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
+        if (!ffprobeFound(settings)) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
         return withArguments(settings, confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] }));
       }
       const shipped = settings.SHIPPED_ENGINES ? shippedFfmpeg() : undefined;
       if (!shipped) return { versions: [], missing: `${system.missing ?? 'ffmpeg was not found'} (the static build of @ffmpeg-installer is not installed for ${process.platform}-${process.arch})` };
-      if (!ffprobeExecutable(settings)) {
+      if (!ffprobeFound(settings)) {
         return { versions: [], missing: `${settings.FFPROBE_PATH} was not found and @ffprobe-installer is not installed; install ffprobe or set FFPROBE_PATH` };
       }
       return withArguments(settings, confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] }));

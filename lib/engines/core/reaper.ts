@@ -1,13 +1,14 @@
 /**
  * What an engine function does after every task (lib/file-api/operations/engine-function-host.ts), before it
  * answers: every process that is not this one or one of its ancestors is killed, and the temporary
- * folder (Lambda's /tmp) is emptied. A compromised engine (a decoder exploit, an escape from a tool)
+ * folder (Lambda's /tmp) is emptied but for the binaries unpacked from the zip (`keep`, checked against
+ * their digest before each task runs them). A compromised engine (a decoder exploit, an escape from a tool)
  * then leaves nothing behind for the next task of the same execution environment: no process waiting
  * to take the next invocation from the runtime API (127.0.0.1:9001) or to read the next task's files,
  * no file planted for it. Only for a process alone in its machine (a Lambda execution environment, a
  * pid namespace of its own): elsewhere it would kill the user's other processes (ENGINE_REAP).
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface ReapOptions {
@@ -17,6 +18,11 @@ export interface ReapOptions {
   procDir?: string;
   /** Rounds of kill-and-look-again, against a process that starts others while it is being killed. */
   rounds?: number;
+  /**
+   * Files below `tmpDir` left where they are (the binaries unpacked from the zip, lib/engines/core/unpack.ts):
+   * regular files only, every other entry of their folders removed. Whoever runs one checks its digest first.
+   */
+  keep?: readonly string[];
 }
 
 export interface Reaped {
@@ -90,10 +96,23 @@ export async function reap(opts: ReapOptions): Promise<Reaped> {
     // A killed process is gone (or a zombie) once the kernel has run its exit: give it that moment.
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  const removed = await empty(opts.tmpDir, (opts.keep ?? []).map((file) => path.resolve(file)));
+  return { killed, untouchable: denied.size, removed };
+}
+
+/** Removes every entry of `dir` but the `keep` files (regular files, not links) and the folders that lead to them. Returns the entries removed. */
+async function empty(dir: string, keep: readonly string[]): Promise<number> {
   let removed = 0;
-  for (const entry of await readdir(opts.tmpDir).catch(() => [] as string[])) {
-    await rm(path.join(opts.tmpDir, entry), { recursive: true, force: true, maxRetries: 3 });
+  for (const entry of await readdir(dir).catch(() => [] as string[])) {
+    const at = path.join(dir, entry);
+    const stat = keep.some((file) => file === at || file.startsWith(`${at}/`)) ? await lstat(at).catch(() => undefined) : undefined;
+    if (stat?.isFile() && keep.includes(at)) continue;
+    if (stat?.isDirectory()) {
+      removed += await empty(at, keep);
+      continue;
+    }
+    await rm(at, { recursive: true, force: true, maxRetries: 3 });
     removed++;
   }
-  return { killed, untouchable: denied.size, removed };
+  return removed;
 }

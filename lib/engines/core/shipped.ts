@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findExecutable } from './probe.js';
+import { unpackedBinary, type PackedBinary } from './unpack.js';
 
 /** A file of an installed npm package, with the package's folder and version. */
 export interface ShippedFile {
@@ -20,7 +21,12 @@ export interface ShippedFile {
   version: string;
   /** What the package says about the build (FFmpeg's build date and commit). */
   build?: string;
+  /** Shipped compressed (a Lambda zip, scripts/serverless-packed-binaries.cjs): `file` exists once `runnableFile` has unpacked it. */
+  packed?: PackedBinary;
 }
+
+/** The file to run of a shipped binary: unpacked first when it is shipped compressed. */
+export const runnableFile = (shipped: ShippedFile): Promise<string> => (shipped.packed ? unpackedBinary(shipped.packed) : Promise.resolve(shipped.file));
 
 // `__filename` in the CommonJS bundles Lambda runs (import.meta is empty there), the module URL under tsx.
 const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url);
@@ -61,8 +67,7 @@ function runnable(file: string, name: string, version: string): string | undefin
     // copied below
   }
   try {
-    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-    const dir = path.join(tmpdir(), `engine-tools-${uid}`, `${name.replace(/[^\w.-]+/g, '_')}-${version}`);
+    const dir = toolsFolder(name, version);
     const copy = path.join(dir, path.basename(file));
     if (existsSync(copy) && statSync(copy).size === statSync(file).size) {
       accessSync(copy, constants.X_OK);
@@ -79,6 +84,12 @@ function runnable(file: string, name: string, version: string): string | undefin
   }
 }
 
+/** Where this user's runnable copies of a package's binaries go. */
+function toolsFolder(name: string, version: string): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return path.join(tmpdir(), `engine-tools-${uid}`, `${name.replace(/[^\w.-]+/g, '_')}-${version}`);
+}
+
 /** The binary `binary` of the package `name` (e.g. `@ffmpeg-installer/linux-x64`), runnable, if it is installed. */
 export function shippedBinary(name: string, binary: string, buildField?: string): ShippedFile | undefined {
   const key = `bin\0${name}\0${binary}`;
@@ -91,6 +102,11 @@ export function shippedBinary(name: string, binary: string, buildField?: string)
     const version = String(meta.version ?? '0');
     const file = runnable(source, name, version);
     if (file) result = { file, folder: path.dirname(file), version, build: buildField ? String(meta[buildField] ?? '') || undefined : undefined };
+  } else if (folder && meta && source && existsSync(`${source}.br`) && existsSync(`${source}.sha256`)) {
+    const version = String(meta.version ?? '0');
+    const file = path.join(toolsFolder(name, version), binary);
+    const packed = { source: `${source}.br`, digestFile: `${source}.sha256`, file };
+    result = { file, folder: path.dirname(file), version, build: buildField ? String(meta[buildField] ?? '') || undefined : undefined, packed };
   }
   found.set(key, result);
   return result;
@@ -124,6 +140,12 @@ export function resetShipped(): void {
 export const shippedFfmpeg = () => shippedBinary(platformPackage('ffmpeg'), 'ffmpeg', 'ffmpeg');
 /** The static ffprobe of @ffprobe-installer for this platform. */
 export const shippedFfprobe = () => shippedBinary(platformPackage('ffprobe'), 'ffprobe', 'ffprobe');
+/**
+ * The binaries this process unpacks from its zip on their first use (none outside a Lambda zip): an
+ * engine function's reaper leaves them in /tmp for its next task, which checks each against its digest
+ * before it runs it (unpack.ts).
+ */
+export const unpackedTools = (): string[] => [shippedFfprobe()?.packed?.file].filter((file): file is string => Boolean(file));
 /** Ghostscript compiled to WebAssembly (@okathira/ghostpdl-wasm). */
 export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'gs.js', '10.06.0');
 /** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */
@@ -168,9 +190,17 @@ function installedFolder(name: string, from: NodeJS.Require): string | undefined
   return undefined;
 }
 
-/** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build. */
-export function ffprobeExecutable(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): string | undefined {
-  return findExecutable(settings.FFPROBE_PATH) ?? (settings.SHIPPED_ENGINES ? shippedFfprobe()?.file : undefined);
+/** Whether there is an ffprobe to run: the system one (FFPROBE_PATH), or the shipped build. */
+export function ffprobeFound(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): boolean {
+  return Boolean(findExecutable(settings.FFPROBE_PATH) ?? (settings.SHIPPED_ENGINES ? shippedFfprobe() : undefined));
+}
+
+/** The ffprobe to run: the system one (FFPROBE_PATH) when present, else the shipped build (unpacked on first use in a Lambda zip). */
+export async function ffprobeExecutable(settings: { FFPROBE_PATH: string; SHIPPED_ENGINES: boolean }): Promise<string | undefined> {
+  const system = findExecutable(settings.FFPROBE_PATH);
+  if (system) return system;
+  const shipped = settings.SHIPPED_ENGINES ? shippedFfprobe() : undefined;
+  return shipped && runnableFile(shipped);
 }
 
 /** The qpdf to run: the system one (QPDF_PATH) when present, else the WebAssembly build. */

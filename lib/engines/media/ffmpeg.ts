@@ -78,7 +78,7 @@ export async function probe(
   format: string | null | undefined,
   settings: Pick<EngineConfig, 'FFPROBE_PATH' | 'SHIPPED_ENGINES'> = call.config,
 ): Promise<MediaInfo> {
-  const ffprobe = ffprobeExecutable(settings);
+  const ffprobe = await ffprobeExecutable(settings);
   if (!ffprobe) throw new EngineFailure('ENGINE_UNAVAILABLE', `ffprobe was not found; install it or set FFPROBE_PATH.`);
   const { stdout } = await runTool(ffprobe, ['-v', 'error', ...openArgs(format), '-print_format', 'json', '-show_format', '-show_streams', file], {
     ...call.tool,

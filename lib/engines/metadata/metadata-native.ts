@@ -144,7 +144,7 @@ async function readPdf(file: string): Promise<Record<string, unknown>> {
 }
 
 async function readMedia(call: EngineCall, file: string, format: string | null): Promise<Record<string, unknown>> {
-  const ffprobe = ffprobeExecutable(call.config);
+  const ffprobe = await ffprobeExecutable(call.config);
   if (!ffprobe) throw new EngineFailure('ENGINE_UNAVAILABLE', 'Reading metadata of video and audio needs ffprobe (or exiftool with perl); neither is installed.');
   const { stdout } = await runTool(ffprobe, ['-v', 'error', ...openArgs(format), '-print_format', 'json', '-show_format', '-show_streams', file], {
     ...call.tool,
