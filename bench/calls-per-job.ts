@@ -14,7 +14,7 @@
  *   as puts; GET and HEAD of an object as gets; the rest as other). The client's own download from a
  *   signed storage URL is not the functions', so not counted.
  *
- * Writes bench/calls-per-job.json (shape: /work/briefs/w28-schema.md, scripts/capacity/calls-per-job.ts).
+ * Writes bench/calls-per-job.json (its shape: scripts/capacity/calls-per-job.ts, which the capacity model reads it with).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { jpegOfAboutOneMegabyte } from './engines.js';
 import type { Call } from './hops.js';
 import { median } from './measure.js';
+import { CALLS_PER_JOB_FILE as CALLS_FILE, type CallsPerJob, type JobCalls } from '../scripts/capacity/calls-per-job.js';
 import { untilEnded } from './pipeline.js';
 
 /** A traced request, with what the tracer adds for counting. */
@@ -33,22 +34,8 @@ interface Traced extends Call {
   pks?: string[];
 }
 
-export interface JobCalls {
-  tasks: string;
-  invocations: Record<string, number>;
-  durationMs: Record<string, number>;
-  state: { reads: number; writes: number; byKey: Record<string, { reads: number; writes: number }> };
-  queue: { sends: number };
-  storage: { puts: number; gets: number; other: number };
-}
-
-export interface CallsPerJob {
-  source: string;
-  jobs: Record<string, JobCalls>;
-}
-
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-export const CALLS_PER_JOB_FILE = path.join(ROOT, 'bench', 'calls-per-job.json');
+export const CALLS_PER_JOB_FILE = path.join(ROOT, CALLS_FILE);
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 

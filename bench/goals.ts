@@ -11,7 +11,7 @@ import type { EngineResult } from './engines.js';
 import type { GraphqlThroughputResult } from './graphql.js';
 import type { LargeFileResult } from './large-file.js';
 import type { PipelineResult } from './pipeline.js';
-import type { CallsPerJob } from './calls-per-job.js';
+import type { CallsPerJob } from '../scripts/capacity/calls-per-job.js';
 
 export interface Goal {
   /** The goal, in the words. */

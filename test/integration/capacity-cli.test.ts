@@ -4,30 +4,19 @@
  * queue consumer's cap changes. The model itself is tested in test/unit/capacity.test.ts.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-
-const FIXTURE = 'test/fixtures/capacity';
-const CALLS = `${FIXTURE}/calls-per-job.json`;
-const PAGE = `${FIXTURE}/capacity.md`;
-const SERVICE = `${FIXTURE}/serverless.yml`;
-const NESTED = 'cloudformation-template-consumers.json';
+import { CALLS, copiedPackage, editTemplate, NESTED, PAGE, SERVICE } from '../support/capacity-fixture.js';
 
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'capacity-'));
-  await cp(`${FIXTURE}/package`, dir, { recursive: true });
+  dir = await copiedPackage();
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-async function edit(file: string, change: (template: { Resources: Record<string, any> }) => void) {
-  const template = JSON.parse(await readFile(path.join(dir, file), 'utf8'));
-  change(template);
-  await writeFile(path.join(dir, file), JSON.stringify(template));
-}
+const edit = (file: string, change: (template: any) => void) => editTemplate(dir, file, change);
 
 describe('npm run ci:capacity (the command, --check)', () => {
   /** The command as CI runs it, on the copied package and a copy of the fixture page. */

@@ -30,6 +30,7 @@ const FORBIDDEN: Array<{ match: (spec: string) => boolean; why: string }> = [
 
 /** Helpers of test/ the fast tier may import: they start nothing and spawn nothing. */
 export const FAST_SUPPORT = [
+  'test/support/capacity-fixture.ts',
   'test/support/cloudconvert.ts',
   'test/support/file-tree.ts',
   'test/support/limits-stack.ts',

@@ -4,10 +4,10 @@
  * the generated block): the page agrees with the model, and stops agreeing when the template changes a
  * cap or a memory size; the figures follow the template and the calls file they come from.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CALLS, copiedPackage, editTemplate, NESTED, PAGE, SERVICE } from '../support/capacity-fixture.js';
 import * as records from '../../lib/file-api/records/model.js';
 import { parseCallsPerJob, readCallsPerJob } from '../../scripts/capacity/calls-per-job.js';
 import { blockDifference, modelReport, withBlock } from '../../scripts/capacity/docs.js';
@@ -18,25 +18,13 @@ import { settingNames } from '../../scripts/capacity/settings.js';
 import { stackFacts } from '../../scripts/capacity/stack.js';
 import { mergedTemplate, readPackagedStack, ROOT_TEMPLATE } from '../../scripts/ci/stack-templates.js';
 
-const FIXTURE = 'test/fixtures/capacity';
-const CALLS = `${FIXTURE}/calls-per-job.json`;
-const PAGE = `${FIXTURE}/capacity.md`;
-const SERVICE = `${FIXTURE}/serverless.yml`;
-const NESTED = 'cloudformation-template-consumers.json';
-
 let dir: string;
 beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'capacity-'));
-  await cp(`${FIXTURE}/package`, dir, { recursive: true });
+  dir = await copiedPackage();
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-/** Changes one template of the copied package. */
-async function edit(file: string, change: (template: any) => void) {
-  const template = JSON.parse(await readFile(path.join(dir, file), 'utf8'));
-  change(template);
-  await writeFile(path.join(dir, file), JSON.stringify(template));
-}
+const edit = (file: string, change: (template: any) => void) => editTemplate(dir, file, change);
 
 /** The fixture page with its block generated from the copied package as it is now (as `--write-docs` makes it). */
 const pageOfThisTemplate = async () => withBlock(await readFile(PAGE, 'utf8'), await modelReport({ dir, calls: CALLS, serverlessYml: SERVICE }));
