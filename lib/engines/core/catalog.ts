@@ -12,6 +12,7 @@ import { confinement } from './confine.js';
 import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { imagemagickWasm } from './shipped.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -60,6 +61,8 @@ export const BUNDLED_VERSIONS = {
   exifr: '7.1.3',
   /** tesseract.js (Tesseract in WebAssembly), with the trained data of @tesseract.js-data/eng and deu. */
   tesseractJs: '7.0.0',
+  /** ImageMagick in @imagemagick/magick-wasm 0.0.43 (`Magick.imageMagickVersion`: 7.1.2-30 Q8). */
+  imagemagick: '7.1.2-30',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -239,5 +242,14 @@ export const ENGINES: readonly EngineDescriptor[] = [
     name: 'archiver',
     description: 'archiver: zip and tar archives',
     detect: () => npm(BUNDLED_VERSIONS.archiver),
+  },
+  {
+    name: 'imagemagick',
+    description: 'ImageMagick in WebAssembly: the image formats sharp does not read or write (bmp, ico, psd, tga, netpbm, jp2, exr…), in a confined node child',
+    detect(settings) {
+      const wasm = settings.SHIPPED_ENGINES ? imagemagickWasm() : undefined;
+      if (!wasm) return { versions: [], missing: '@imagemagick/magick-wasm is not installed (or SHIPPED_ENGINES is off)' };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.imagemagick, executable: wasm.file, variant: 'wasm' }] });
+    },
   },
 ];

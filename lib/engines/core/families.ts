@@ -42,6 +42,8 @@ export const ENGINE_FAMILY_OF = {
   // exiftool, which in Lambda has no perl: it runs there only as a WebAssembly build in this package.
   native: 'image',
   exiftool: 'image',
+  // ImageMagick in WebAssembly, beside sharp for the formats sharp lacks.
+  imagemagick: 'image',
   ffmpeg: 'media',
   ghostscript: 'pdf',
   qpdf: 'pdf',
@@ -75,6 +77,7 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   // perl's exiftool has no perl in Lambda: ExifTool runs there as its WebAssembly build (@uswriting/exiftool,
   // packed into the image function), as its probe reports it where there is no perl.
   exiftool: { versions: [{ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }] },
+  imagemagick: { versions: [{ version: BUNDLED_VERSIONS.imagemagick, variant: 'wasm' }] },
   // Debian 12's LibreOffice Writer, as the Dockerfile installs it (its base image pins Debian 12).
   libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer'] },
 };

@@ -150,6 +150,8 @@ export const unpackedTools = (): string[] => [shippedFfprobe()?.packed?.file].fi
 export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'gs.js', '10.06.0');
 /** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */
 export const qpdfWasm = () => shippedModule('@neslinesli93/qpdf-wasm', 'dist/qpdf.js', '12.2.0');
+/** ImageMagick compiled to WebAssembly (@imagemagick/magick-wasm): its 32-bit build (the 64-bit one needs memory64, which Node 20 lacks), its ES module in `folder`/dist. */
+export const imagemagickWasm = () => shippedModule('@imagemagick/magick-wasm', 'magick.wasm', '7.1.2-30');
 
 /** ExifTool in WebAssembly: the loader of @uswriting/exiftool and the zeroperl runtime it runs on. */
 export interface ExiftoolModule extends ShippedFile {

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { AUDIO_FORMATS, CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, VIDEO_FORMATS, WRITER_FORMATS } from '../../../engines/core/formats.js';
+import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
 import { defineOperation } from '../framework/define.js';
 import {
   CAPTURE_COMMON,
@@ -49,11 +50,12 @@ export const convert = defineOperation({
       audio_codec: opt(z.enum(['copy', 'aac', 'mp3', 'opus', 'vorbis', 'flac', 'pcm', 'none']), null),
       audio_bitrate: opt(z.number().int().min(8).max(512), 128, 'kbit/s'),
       fps: opt(z.number().positive().max(240)),
+      colorspace: opt(z.enum(['srgb', 'gray', 'cmyk']), null, 'images: the output’s colour space (default: the input’s)'),
     }),
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -71,6 +73,7 @@ export const convert = defineOperation({
         { inputs: VIDEO_FORMATS, outputs: [...VIDEO_FORMATS, ...AUDIO_FORMATS, 'gif'], options: MEDIA_OPTIONS },
         { inputs: AUDIO_FORMATS, outputs: AUDIO_FORMATS, options: ['audio_codec', 'audio_bitrate'] },
       ],
+      imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'] }],
     },
   },
 });
