@@ -11,6 +11,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
+import { SNIFF_BYTES, sniffFormat } from '#lib/engines/core/formats.js';
 import { declaredSize } from '#lib/engines/image/magick-header.js';
 import { coderOf, MAGICK_ONLY_INPUTS, MAGICK_OUTPUT_FORMATS } from '#lib/engines/image/magick-formats.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
@@ -188,6 +189,19 @@ describe('imagemagick headers', () => {
       expect(await declaredSize(file, format), format).toEqual(size);
     }
     expect(await declaredSize(path.join(dir, 'header.bmp'), 'jp2')).toBeUndefined();
+  }, 60_000);
+
+  it('knows each format with a magic number from its first bytes, and converts a file named without an extension', async () => {
+    // ImageMagick's CUR files say type 1 (an icon) in their header, as ICO files do.
+    const sniffed: Record<string, string> = { pnm: 'ppm', ras: 'sun', cur: 'ico' };
+    const noMagic = new Set(['tga', 'pcx', 'xbm', 'wbmp']);
+    for (const format of MAGICK_ONLY_INPUTS.filter((f) => !noMagic.has(f))) {
+      const bytes = format === 'ico' || format === 'cur' ? await icon(coderOf(format) as 'ICO' | 'CUR', [32]) : await written(png, coderOf(format));
+      expect(sniffFormat(bytes.subarray(0, SNIFF_BYTES)), format).toBe(sniffed[format] ?? format);
+    }
+    const t = await convertAll([{ name: 'scan', bytes: await written(png, 'BMP'), to: 'png' }]);
+    finished(t.scan, 'scan');
+    expectPicture(await sharpPixels(await h.file(t.scan!)), 'png');
   }, 60_000);
 
   it('refuses a 2 KB PCX declaring 40000 × 40000 pixels before ImageMagick reads it', async () => {

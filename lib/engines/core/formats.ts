@@ -37,7 +37,9 @@ const GROUPS: Record<string, string> = {
 };
 
 /** `image`, `document`, `video`, `audio`, or `other` (discovery's `meta.group`). */
-export const formatGroup = (format: string | null): string => (format ? (GROUPS[normalizeFormat(format)] ?? 'other') : 'other');
+export const formatGroup = (format: string | null): string => (format ? (GROUPS[normalizeFormat(format)] ?? groupOfType(format)) : 'other');
+/** A format no list above names: `image` when its content type is an image's (the imagemagick engine's formats). */
+const groupOfType = (format: string): string => (mimeType(format).startsWith('image/') ? 'image' : 'other');
 
 /** A format's content type, from the one extension table (lib/adapters/user-storage/mime.ts). */
 export const mimeType = (format: string): string => typeOfExtension(`x.${normalizeFormat(format)}`) ?? DEFAULT_CONTENT_TYPE;
@@ -92,9 +94,13 @@ export function sniffFormat(head: Buffer): string | undefined {
   if (ascii('RIFF') && ascii('WEBP', 8)) return 'webp';
   if (ascii('RIFF') && ascii('WAVE', 8)) return 'wav';
   if (starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
+  const raster = sniffRaster(head, starts, ascii);
+  if (raster) return raster;
   if (ascii('ftyp', 4)) {
     const brand = head.subarray(8, 12).toString('latin1');
     if (brand.startsWith('avif') || brand.startsWith('avis')) return 'avif';
+    if (['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx'].includes(brand)) return 'heic';
+    if (brand === 'mif1' || brand === 'msf1') return 'heif';
     if (brand === 'M4A ') return 'm4a';
     return brand.startsWith('qt') ? 'mov' : 'mp4';
   }
@@ -107,6 +113,29 @@ export function sniffFormat(head: Buffer): string | undefined {
   const text = head.subarray(0, 256).toString('utf8').trimStart().toLowerCase();
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'html';
   if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return 'svg';
+  return undefined;
+}
+
+/** Raster formats by their magic numbers (the imagemagick engine's inputs). */
+function sniffRaster(head: Buffer, starts: (sig: number[], at?: number) => boolean, ascii: (text: string, at?: number) => boolean): string | undefined {
+  if (ascii('BM') && head.length >= 18 && [12, 40, 52, 56, 108, 124].includes(head.readUInt32LE(14))) return 'bmp';
+  if (starts([0, 0, 1, 0]) && head[4]! + head[5]! > 0 && head[9] === 0) return 'ico';
+  if (starts([0, 0, 2, 0]) && head[4]! + head[5]! > 0 && head[9] === 0) return 'cur';
+  if (ascii('8BPS')) return head[5] === 2 ? 'psb' : 'psd';
+  if (starts([0, 0, 0, 0x0c, 0x6a, 0x50, 0x20, 0x20, 0x0d, 0x0a, 0x87, 0x0a])) return 'jp2';
+  if (starts([0xff, 0x4f, 0xff, 0x51])) return 'j2k';
+  if (starts([0xff, 0x0a]) || starts([0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20, 0x0d, 0x0a, 0x87, 0x0a])) return 'jxl';
+  if (starts([0x76, 0x2f, 0x31, 0x01])) return 'exr';
+  if (ascii('qoif')) return 'qoi';
+  if (ascii('DDS ')) return 'dds';
+  if (ascii('#?RADIANCE') || ascii('#?RGBE')) return 'hdr';
+  if (starts([0x01, 0xda]) && (head[2] === 0 || head[2] === 1)) return 'sgi';
+  if (starts([0x59, 0xa6, 0x6a, 0x95])) return 'sun';
+  if (ascii('SDPX') || ascii('XPDS')) return 'dpx';
+  if (ascii('id=ImageMagick')) return 'miff';
+  if (ascii('/* XPM */')) return 'xpm';
+  const netpbm = /^P([1-7])\s/.exec(head.subarray(0, 3).toString('latin1'));
+  if (netpbm) return ({ 1: 'pbm', 4: 'pbm', 2: 'pgm', 5: 'pgm', 3: 'ppm', 6: 'ppm', 7: 'pam' } as Record<string, string>)[netpbm[1]!];
   return undefined;
 }
 
