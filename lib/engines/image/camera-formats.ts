@@ -5,7 +5,7 @@
  * test/fixtures/camera/bars.<format>, written byte by byte by scripts/fixtures/make-camera-fixtures.ts,
  * since no encoder in npm writes these formats.
  */
-export const CAMERA_FORMATS: readonly string[] = ['heic', 'heif', 'dng'];
+export const CAMERA_FORMATS: readonly string[] = ['heic', 'heif', 'dng', 'cr2'];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
 export const cameraFixtureName = (format: string): string => `bars.${format}`;
