@@ -15,6 +15,18 @@ import { FIXTURE_DIR, FIXTURES, HEIGHT, WIDTH } from '../../scripts/fixtures/mak
 const MAKER: Record<string, string> = {
   dng: 'Fixture',
   cr2: 'Canon',
+  nef: 'Nikon',
+  nrw: 'Nikon',
+  arw: 'Sony',
+  sr2: 'Sony',
+  pef: 'Pentax',
+  srw: 'Samsung',
+  orf: 'Olympus',
+  erf: 'Epson',
+  mef: 'Mamiya',
+  '3fr': 'Hasselblad',
+  fff: 'Hasselblad',
+  mos: 'Leaf',
 };
 
 interface Decoded {

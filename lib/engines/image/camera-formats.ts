@@ -5,7 +5,24 @@
  * test/fixtures/camera/bars.<format>, written byte by byte by scripts/fixtures/make-camera-fixtures.ts,
  * since no encoder in npm writes these formats.
  */
-export const CAMERA_FORMATS: readonly string[] = ['heic', 'heif', 'dng', 'cr2'];
+export const CAMERA_FORMATS: readonly string[] = [
+  'heic',
+  'heif',
+  'dng',
+  'cr2',
+  'nef',
+  'nrw',
+  'arw',
+  'sr2',
+  'pef',
+  'srw',
+  'orf',
+  'erf',
+  'mef',
+  '3fr',
+  'fff',
+  'mos',
+];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
 export const cameraFixtureName = (format: string): string => `bars.${format}`;
