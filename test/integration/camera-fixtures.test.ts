@@ -27,6 +27,8 @@ const MAKER: Record<string, string> = {
   '3fr': 'Hasselblad',
   fff: 'Hasselblad',
   mos: 'Leaf',
+  rw2: 'Panasonic',
+  rwl: 'Leica',
 };
 
 interface Decoded {

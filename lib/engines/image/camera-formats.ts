@@ -22,6 +22,8 @@ export const CAMERA_FORMATS: readonly string[] = [
   '3fr',
   'fff',
   'mos',
+  'rw2',
+  'rwl',
 ];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
