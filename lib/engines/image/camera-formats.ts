@@ -24,6 +24,7 @@ export const CAMERA_FORMATS: readonly string[] = [
   'mos',
   'rw2',
   'rwl',
+  'raf',
 ];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
