@@ -30,6 +30,7 @@ const MAKER: Record<string, string> = {
   rw2: 'Panasonic',
   rwl: 'Leica',
   raf: 'Fujifilm',
+  mrw: 'Minolta',
 };
 
 interface Decoded {

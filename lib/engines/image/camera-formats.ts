@@ -25,6 +25,7 @@ export const CAMERA_FORMATS: readonly string[] = [
   'rw2',
   'rwl',
   'raf',
+  'mrw',
 ];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
