@@ -31,6 +31,8 @@ const MAKER: Record<string, string> = {
   rwl: 'Leica',
   raf: 'Fujifilm',
   mrw: 'Minolta',
+  dcr: 'Kodak',
+  kdc: 'Kodak',
 };
 
 interface Decoded {

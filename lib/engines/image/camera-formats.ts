@@ -26,6 +26,8 @@ export const CAMERA_FORMATS: readonly string[] = [
   'rwl',
   'raf',
   'mrw',
+  'dcr',
+  'kdc',
 ];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
