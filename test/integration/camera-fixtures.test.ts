@@ -33,6 +33,7 @@ const MAKER: Record<string, string> = {
   mrw: 'Minolta',
   dcr: 'Kodak',
   kdc: 'Kodak',
+  iiq: 'Phase One',
 };
 
 interface Decoded {

@@ -28,6 +28,7 @@ export const CAMERA_FORMATS: readonly string[] = [
   'mrw',
   'dcr',
   'kdc',
+  'iiq',
 ];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
