@@ -34,6 +34,7 @@ const MAKER: Record<string, string> = {
   dcr: 'Kodak',
   kdc: 'Kodak',
   iiq: 'Phase One',
+  crw: 'Canon',
 };
 
 interface Decoded {

@@ -29,6 +29,7 @@ export const CAMERA_FORMATS: readonly string[] = [
   'dcr',
   'kdc',
   'iiq',
+  'crw',
 ];
 
 /** The fixture of a listed format, below test/fixtures/camera/. */
