@@ -19,6 +19,7 @@ import { buildParts, writableFormats } from '#lib/engines/core/media-builds.js';
 import { convertMedia, type ConvertArgs } from '#lib/engines/media/convert.js';
 import { AUDIO_INPUTS, SHIPPED_FFMPEG_WRITES, VIDEO_INPUTS, writesFeature } from '#lib/engines/core/media-formats.js';
 import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { SNIFF_BYTES, sniffFormat } from '#lib/engines/core/formats.js';
 import { engineCall } from '../support/engine-call.js';
 import { engine, requires } from '../support/requires.js';
 
@@ -227,5 +228,88 @@ ffmpeg.describe('every output format this build writes', () => {
     if (audio) expect(track(all, 'Audio')?.Format).toMatch(audio);
     if (to === 'gif') expect(track(all, 'Image')?.Format).toBe('GIF');
     else expect(Number(track(all, 'General')!.Duration)).toBeGreaterThan(0.8);
+  });
+});
+
+ffmpeg.describe('the acceptance conversions', () => {
+  it('FLV → MP4 and WMV → WEBM keep picture and sound', async () => {
+    for (const [from, to, container, video, audio] of [['flv', 'mp4', 'MPEG-4', 'AVC', 'AAC'], ['wmv', 'webm', 'WebM', 'VP9', 'Opus']] as const) {
+      const all = await tracks(await convert(from, { output_format: to, preset: 'ultrafast' }));
+      expect(track(all, 'General')!.Format, `${from} → ${to}`).toBe(container);
+      expect(track(all, 'Video')).toMatchObject({ Format: video, Width: 64, Height: 48 });
+      expect(track(all, 'Audio')!.Format).toBe(audio);
+      expect(Number(track(all, 'General')!.Duration)).toBeCloseTo(1, 0);
+    }
+  });
+
+  it('WMA → MP3, AAC → OGG and MP4 → MP3 (the sound of a video) play for their second', async () => {
+    for (const [from, to, mime, codec] of [['wma', 'mp3', 'audio/mpeg', /^MPEG 1 Layer 3$/], ['aac', 'ogg', 'audio/ogg', /^Vorbis/], ['mp4', 'mp3', 'audio/mpeg', /^MPEG 1 Layer 3$/]] as const) {
+      const { format } = await parseBuffer(await convert(from, { output_format: to }), { mimeType: mime }, { duration: true });
+      expect(format.codec, `${from} → ${to}`).toMatch(codec);
+      expect(format.duration).toBeGreaterThan(0.9);
+      expect(format.duration).toBeLessThan(1.2);
+    }
+  });
+});
+
+ffmpeg.describe('options', () => {
+  it('trim_start and trim_end keep that part only', async () => {
+    const all = await tracks(await convert('mp4', { output_format: 'mkv', preset: 'ultrafast', trim_start: 0.2, trim_end: '00:00:00.7' }));
+    expect(Number(track(all, 'General')!.Duration)).toBeGreaterThan(0.4);
+    expect(Number(track(all, 'General')!.Duration)).toBeLessThan(0.65);
+  });
+
+  it('width, height and fit: crop fills the box, max fits inside it, scale stretches', async () => {
+    const size = async (fit: ConvertArgs['fit']) => {
+      const video = track(await tracks(await convert('mp4', { output_format: 'mp4', preset: 'ultrafast', width: 40, height: 40, fit })), 'Video')!;
+      return [Number(video.Width), Number(video.Height), Number(video.DisplayAspectRatio)];
+    };
+    expect(await size('crop')).toEqual([40, 40, 1]);
+    expect((await size('max')).slice(0, 2)).toEqual([40, 30]);
+    expect(await size('scale')).toEqual([40, 40, 1]);
+  });
+
+  it('video_codec, fps and video_bitrate', async () => {
+    const all = await tracks(await convert('mp4', { output_format: 'mp4', video_codec: 'x265', preset: 'ultrafast', fps: 5, video_bitrate: 50 }));
+    expect(track(all, 'Video')).toMatchObject({ Format: 'HEVC', FrameRate: 5 });
+    const vp8 = await tracks(await convert('mp4', { output_format: 'webm', video_codec: 'vp8', audio_codec: 'vorbis' }));
+    expect(track(vp8, 'Video')!.Format).toBe('VP8');
+    expect(track(vp8, 'Audio')!.Format).toBe('Vorbis');
+    const sized = async (kbps: number) => Number(track(await tracks(await convert('mp4', { output_format: 'mkv', preset: 'ultrafast', video_bitrate: kbps, audio_codec: 'none' })), 'General')!.FileSize);
+    // Ignored, both would be the same constant-quality encoding.
+    expect(await sized(2000)).toBeGreaterThan(await sized(16));
+  });
+
+  it('audio_codec, audio_channels, audio_frequency and audio_bitrate', async () => {
+    const ogg = await parseBuffer(await convert('wav', { output_format: 'ogg', audio_codec: 'opus', audio_channels: 2, audio_frequency: 24000 }), { mimeType: 'audio/ogg' });
+    expect(ogg.format).toMatchObject({ codec: 'Opus', numberOfChannels: 2 });
+    const mp3 = await parseBuffer(await convert('wav', { output_format: 'mp3', audio_bitrate: 64, audio_frequency: 22050 }), { mimeType: 'audio/mpeg' });
+    expect(mp3.format).toMatchObject({ sampleRate: 22050, bitrate: 64_000, numberOfChannels: 1 });
+    const silent = await tracks(await convert('mp4', { output_format: 'mp4', preset: 'ultrafast', audio_codec: 'none' }));
+    expect(track(silent, 'Audio')).toBeUndefined();
+  });
+});
+
+ffmpeg.describe('frame bombs', () => {
+  // 64×48 frames (3,072 pixels) against a limit of 3,000: every container's decoder refuses them before decoding.
+  it.each(VIDEO_INPUTS.filter((f) => f !== 'dv').map((f) => [f]))('%s frames over MAX_IMAGE_PIXELS are refused', async (from) => {
+    const refused = await convert(from, { output_format: 'mp4', preset: 'ultrafast' }, { MAX_IMAGE_PIXELS: '3000' }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ name: 'EngineFailure', code: 'IMAGE_TOO_LARGE', message: expect.stringMatching(/^in\.\w+ has frames of 64 × 48 pixels; frames of up to 3000 pixels/) });
+  });
+
+  it('dv (720×576 PAL frames) over a limit of 400,000 pixels is refused', async () => {
+    const refused = await convert('dv', { output_format: 'mp4', preset: 'ultrafast' }, { MAX_IMAGE_PIXELS: '400000' }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: 'IMAGE_TOO_LARGE', message: expect.stringContaining('720 × 576') });
+  });
+});
+
+ffmpeg.describe('files without an extension', () => {
+  // What each container's signature says it is (ASF: wmv when it declares a video stream).
+  const SNIFFED: Record<string, string> = {
+    flv: 'flv', avi: 'avi', wmv: 'wmv', asf: 'wmv', wma: 'asf', mpeg: 'mpeg', mpg: 'mpeg', vob: 'mpeg', ts: 'ts', m2ts: 'm2ts', mts: 'm2ts',
+    mxf: 'mxf', dv: 'dv', amr: 'amr', aiff: 'aiff', aif: 'aiff', caf: 'caf', wv: 'wv', au: 'au', ac3: 'ac3', aac: 'aac',
+  };
+  it.each(Object.entries(SNIFFED))('a %s file is sniffed as %s', (format, sniffed) => {
+    expect(sniffFormat(make(format).subarray(0, SNIFF_BYTES))).toBe(sniffed);
   });
 });

@@ -216,13 +216,14 @@ const MXF = [0x06, 0x0e, 0x2b, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0d, 0x01, 0x02, 0
 export function sniffMedia(head: Buffer): string | undefined {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
   const ascii = (text: string, at = 0) => head.subarray(at, at + text.length).toString('latin1') === text;
-  const every188 = (at: number) => head.length > at + 376 && [0, 188, 376].every((k) => head[at + k] === 0x47);
+  // MPEG-TS: a sync byte every 188 bytes; BDAV (m2ts) packets carry a 4-byte timestamp before each, every 192.
+  const packets = (at: number, size: number) => head.length > at + 2 * size && [0, size, 2 * size].every((k) => head[at + k] === 0x47);
   if (ascii('FLV\x01')) return 'flv';
   if (ascii('RIFF') && ascii('AVI ', 8)) return 'avi';
   if (starts(ASF)) return head.includes(ASF_VIDEO) ? 'wmv' : 'asf';
   if (starts([0x00, 0x00, 0x01, 0xba])) return 'mpeg';
-  if (every188(0)) return 'ts';
-  if (every188(4)) return 'm2ts';
+  if (packets(0, 188)) return 'ts';
+  if (packets(4, 192)) return 'm2ts';
   if (starts(MXF)) return 'mxf';
   if (ascii('#!AMR')) return 'amr';
   if (ascii('FORM') && (ascii('AIFF', 8) || ascii('AIFC', 8))) return 'aiff';

@@ -79,17 +79,8 @@ function outputArgs(executable: string, to: string, p: ConvertArgs): string[] {
   return [...streams, '-sn', '-dn', ...(spec.args ?? []), '-f', spec.muxer];
 }
 
-/** A decoder's refusal of a frame over `-max_pixels`, as the limit's own failure. */
-function frameTooLarge(err: unknown, filename: string, limit: number): EngineFailure | undefined {
-  if (!(err instanceof ToolError)) return undefined;
-  const size = /Picture size (\d+)x(\d+) exceeds specified max pixel count/.exec(err.stderr);
-  if (!size) return undefined;
-  return new EngineFailure(
-    'IMAGE_TOO_LARGE',
-    `${filename} has frames of ${size[1]} × ${size[2]} pixels; frames of up to ${limit} pixels are decoded (MAX_IMAGE_PIXELS).`,
-    { cause: err },
-  );
-}
+/** The frame size of a decoder's refusal of a frame over `-max_pixels`, if this line is one. */
+const REFUSED_FRAME = /Picture size (\d+)x(\d+) exceeds specified max pixel count/;
 
 export async function convertMedia(call: EngineCall<ConvertArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
@@ -98,12 +89,16 @@ export async function convertMedia(call: EngineCall<ConvertArgs>): Promise<Engin
   const executable = call.choice.installed.executable!;
   const [name] = call.names(to, 1);
   const out = call.output(name!);
-  const args = [...inputOptions(p, call.config.MAX_IMAGE_PIXELS), ...inputArgs(input!.path, input!.format), '-map_metadata', '0'];
+  const limit = call.config.MAX_IMAGE_PIXELS;
+  const args = [...inputOptions(p, limit), ...inputArgs(input!.path, input!.format), '-map_metadata', '0'];
   args.push(...lengthOptions(p), ...outputArgs(executable, to, p), out);
+  const seen: { refusal?: RegExpExecArray | null } = {};
   try {
-    await ffmpeg(call, args);
+    await ffmpeg(call, args, undefined, (line) => (seen.refusal ??= REFUSED_FRAME.exec(line) ?? undefined));
   } catch (err) {
-    throw frameTooLarge(err, input!.filename, call.config.MAX_IMAGE_PIXELS) ?? err;
+    if (!seen.refusal || !(err instanceof ToolError)) throw err;
+    const [, width, height] = seen.refusal;
+    throw new EngineFailure('IMAGE_TOO_LARGE', `${input!.filename} has frames of ${width} × ${height} pixels; frames of up to ${limit} pixels are decoded (MAX_IMAGE_PIXELS).`, { cause: err });
   }
   return { files: [{ path: out, filename: name!, contentType: mimeType(to) }] };
 }

@@ -69,17 +69,20 @@ export async function probe(
  * about twice a second) over the duration of what it makes: `duration` (seconds) when the caller knows
  * it, else the first input's, which FFmpeg itself says on stderr when not quiet (`-loglevel info`
  * without the stats line): no ffprobe run of its own, which costs a process start (about 0.3 s of CPU).
+ * `onStderrLine` sees each line FFmpeg writes to stderr (the error's `stderr` keeps only its end).
  */
-export function ffmpeg(call: EngineCall, args: string[], duration?: number) {
+export function ffmpeg(call: EngineCall, args: string[], duration?: number, onStderrLine?: (line: string) => void) {
   const report = call.progress;
-  if (!report) return runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
+  const watch = onStderrLine ? { onStderrLine } : {};
+  if (!report) return runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], { ...call.tool, ...watch });
   let total = duration !== undefined && duration > 0 ? duration : undefined;
   const told = total === undefined;
   const lead = ['-hide_banner', '-nostdin', '-loglevel', told ? 'info' : 'error', ...(told ? ['-nostats'] : []), '-y', '-progress', 'pipe:1'];
   return runTool(call.choice.installed.executable!, [...lead, ...args], {
     ...call.tool,
     onStdoutLine: (line) => total && progressLine(line, total, report),
-    ...(told ? { onStderrLine: (line: string) => (total ??= inputDuration(line)) } : {}),
+    ...watch,
+    ...(told ? { onStderrLine: (line: string) => (onStderrLine?.(line), (total ??= inputDuration(line))) } : {}),
   });
 }
 
