@@ -4,7 +4,8 @@
  * that a run which lost the task writes nothing; and FFmpeg's own progress on a real conversion.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { convertMedia, type MediaArgs } from '#lib/engines/media/ffmpeg.js';
+import type { MediaArgs } from '#lib/engines/media/ffmpeg.js';
+import { convertMedia } from '#lib/engines/media/convert.js';
 import { createLogger } from '#lib/kernel/log.js';
 import type { Implementation } from '#lib/file-api/operations/framework/types.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';

@@ -16,8 +16,8 @@ const familyOfEngine = (engine: string) => (ENGINE_FAMILY_OF as Record<string, s
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { processQueueOf } from '#lib/file-api/operations/routing.js';
 
-/** The real engines, every one installed in version 1.0, without probing this machine. */
-const everywhere: EngineDescriptor[] = ENGINES.map((d) => ({ ...d, detect: () => ({ versions: [{ version: '1.0' }], features: ['writer'] }) }));
+/** The real engines, every one installed in version 1.0 (FFmpeg writing what the shipped build writes), without probing this machine. */
+const everywhere: EngineDescriptor[] = ENGINES.map((d) => ({ ...d, detect: () => ({ versions: [{ version: '1.0' }], features: ['writer', ...PACKAGED.ffmpeg!.features!] }) }));
 /** The real engines, each failing the test if it is probed. */
 const unprobed: EngineDescriptor[] = ENGINES.map((d) => ({
   ...d,

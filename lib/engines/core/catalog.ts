@@ -13,6 +13,7 @@ import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 import { imagemagickWasm } from './shipped.js';
+import { writesFeatures } from './media-builds.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -136,14 +137,16 @@ export const ENGINES: readonly EngineDescriptor[] = [
       const system = tool('FFMPEG_PATH', settings.FFMPEG_PATH, ['-version'], /ffmpeg version n?(\d+(?:\.\d+)+)/);
       if (system.versions.length) {
         if (!ffprobeFound(settings)) return { versions: [], missing: `${settings.FFPROBE_PATH} was not found; install it or set FFPROBE_PATH` };
-        return withArguments(settings, confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }] }));
+        const features = writesFeatures(system.versions[0]!.executable!);
+        return withArguments(settings, confined(settings, { versions: [{ ...system.versions[0]!, variant: 'system' }], features }));
       }
       const shipped = settings.SHIPPED_ENGINES ? shippedFfmpeg() : undefined;
       if (!shipped) return { versions: [], missing: `${system.missing ?? 'ffmpeg was not found'} (the static build of @ffmpeg-installer is not installed for ${process.platform}-${process.arch})` };
       if (!ffprobeFound(settings)) {
         return { versions: [], missing: `${settings.FFPROBE_PATH} was not found and @ffprobe-installer is not installed; install ffprobe or set FFPROBE_PATH` };
       }
-      return withArguments(settings, confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }] }));
+      const features = writesFeatures(shipped.file);
+      return withArguments(settings, confined(settings, { versions: [{ version: shipped.version, executable: shipped.file, variant: 'npm' }], features }));
     },
   },
   {

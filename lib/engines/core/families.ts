@@ -20,6 +20,7 @@
 import { ENGINE_FAMILIES, type EngineConfig } from '../../kernel/config.js';
 import type { ProcessQueueName } from '../../adapters/queue/port.js';
 import { BUNDLED_VERSIONS, type Installation } from './catalog.js';
+import { SHIPPED_FFMPEG_WRITES, writesFeature } from './media-formats.js';
 
 export { ENGINE_FAMILIES };
 export type EngineFamily = (typeof ENGINE_FAMILIES)[number];
@@ -69,7 +70,8 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   // The static Linux x64 builds of @ffmpeg-installer/linux-x64 (with @ffprobe-installer's ffprobe),
   // versioned as their package is.
   // `arguments`: the media function runs with ENGINE_CONFINEMENT=platform, which offers `command`.
-  ffmpeg: { versions: [{ version: '4.1.0', variant: 'npm' }], features: ['arguments'] },
+  // `writes:<format>`: the outputs that build writes (lib/engines/core/media-formats.ts).
+  ffmpeg: { versions: [{ version: '4.1.0', variant: 'npm' }], features: ['arguments', ...SHIPPED_FFMPEG_WRITES.map(writesFeature)] },
   ghostscript: { versions: [{ version: BUNDLED_VERSIONS.ghostscriptWasm, variant: 'wasm' }] },
   qpdf: { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' }] },
   // Lambda has no system Tesseract: tesseract.js (with the eng and deu trained data packages) in the pdf function.

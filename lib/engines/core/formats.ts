@@ -1,5 +1,6 @@
 /** File formats by name (the extension, lower-case): aliases, groups, MIME types, detection. */
 import { DEFAULT_CONTENT_TYPE, typeOfExtension } from '../../adapters/user-storage/mime.js';
+import { MEDIA_GROUPS, sniffMedia } from './media-formats.js';
 
 const ALIASES: Record<string, string> = {
   jpeg: 'jpg',
@@ -34,6 +35,7 @@ const GROUPS: Record<string, string> = {
   ...Object.fromEntries([...WRITER_FORMATS, ...CALC_FORMATS, ...IMPRESS_FORMATS].map((f) => [f, 'document'])),
   ...Object.fromEntries(VIDEO_FORMATS.map((f) => [f, 'video'])),
   ...Object.fromEntries(AUDIO_FORMATS.map((f) => [f, 'audio'])),
+  ...MEDIA_GROUPS,
 };
 
 /** `image`, `document`, `video`, `audio`, or `other` (discovery's `meta.group`). */
@@ -110,6 +112,8 @@ export function sniffFormat(head: Buffer): string | undefined {
   if (ascii('OggS')) return 'ogg';
   if (ascii('fLaC')) return 'flac';
   if (ascii('ID3') || isMpegAudioFrame(head)) return 'mp3';
+  const media = sniffMedia(head);
+  if (media) return media;
   const text = head.subarray(0, 256).toString('utf8').trimStart().toLowerCase();
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'html';
   if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return 'svg';

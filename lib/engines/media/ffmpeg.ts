@@ -15,44 +15,12 @@ import path from 'node:path';
 import type { EngineConfig } from '../../kernel/config.js';
 import type { EngineCall, EngineResult, Produced } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
-import { AUDIO_FORMATS, mimeType, normalizeFormat } from '../core/formats.js';
+import { mimeType, normalizeFormat } from '../core/formats.js';
 import { ffprobeExecutable } from '../core/shipped.js';
 import { fitInside, placement, renderWatermark, thumbnailFile, type ResizeOptions, type WatermarkSpec } from '../image/sharp.js';
 import { runTool } from '../core/tool.js';
-
-/** `video_codec` values: CloudConvert's names (x264, x265) and the aliases h264, h265. */
-const VIDEO_CODECS: Record<string, string> = { x264: 'libx264', x265: 'libx265', h264: 'libx264', h265: 'libx265', vp9: 'libvpx-vp9', av1: 'libsvtav1', mpeg4: 'mpeg4', copy: 'copy' };
-const AUDIO_CODECS: Record<string, string> = { aac: 'aac', mp3: 'libmp3lame', opus: 'libopus', vorbis: 'libvorbis', flac: 'flac', pcm: 'pcm_s16le', copy: 'copy' };
-/** The usual codecs of each container. */
-const CONTAINER_DEFAULTS: Record<string, { video?: string; audio: string }> = {
-  mp4: { video: 'h264', audio: 'aac' },
-  mov: { video: 'h264', audio: 'aac' },
-  mkv: { video: 'h264', audio: 'aac' },
-  webm: { video: 'vp9', audio: 'opus' },
-  avi: { video: 'mpeg4', audio: 'mp3' },
-  mp3: { audio: 'mp3' },
-  wav: { audio: 'pcm' },
-  ogg: { audio: 'vorbis' },
-  m4a: { audio: 'aac' },
-  flac: { audio: 'flac' },
-  opus: { audio: 'opus' },
-};
-
-/** The demuxer of each input format the engine takes. */
-const DEMUXERS: Record<string, string> = {
-  mp4: 'mov',
-  mov: 'mov',
-  m4a: 'mov',
-  mkv: 'matroska',
-  webm: 'matroska',
-  avi: 'avi',
-  mp3: 'mp3',
-  wav: 'wav',
-  ogg: 'ogg',
-  opus: 'ogg',
-  flac: 'flac',
-  png: 'png_pipe',
-};
+import { videoCodecArgs } from './codecs.js';
+import { DEMUXERS, MEDIA_OUTPUTS } from '../core/media-formats.js';
 
 /** How ffmpeg and ffprobe open an input: its format's demuxer, from a plain file only (nested opens included). */
 export function openArgs(format: string | null | undefined): string[] {
@@ -101,17 +69,20 @@ export async function probe(
  * about twice a second) over the duration of what it makes: `duration` (seconds) when the caller knows
  * it, else the first input's, which FFmpeg itself says on stderr when not quiet (`-loglevel info`
  * without the stats line): no ffprobe run of its own, which costs a process start (about 0.3 s of CPU).
+ * `onStderrLine` sees each line FFmpeg writes to stderr (the error's `stderr` keeps only its end).
  */
-export function ffmpeg(call: EngineCall, args: string[], duration?: number) {
+export function ffmpeg(call: EngineCall, args: string[], duration?: number, onStderrLine?: (line: string) => void) {
   const report = call.progress;
-  if (!report) return runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], call.tool);
+  const watch = onStderrLine ? { onStderrLine } : {};
+  if (!report) return runTool(call.choice.installed.executable!, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], { ...call.tool, ...watch });
   let total = duration !== undefined && duration > 0 ? duration : undefined;
   const told = total === undefined;
   const lead = ['-hide_banner', '-nostdin', '-loglevel', told ? 'info' : 'error', ...(told ? ['-nostats'] : []), '-y', '-progress', 'pipe:1'];
   return runTool(call.choice.installed.executable!, [...lead, ...args], {
     ...call.tool,
     onStdoutLine: (line) => total && progressLine(line, total, report),
-    ...(told ? { onStderrLine: (line: string) => (total ??= inputDuration(line)) } : {}),
+    ...watch,
+    ...(told ? { onStderrLine: (line: string) => (onStderrLine?.(line), (total ??= inputDuration(line))) } : {}),
   });
 }
 
@@ -141,63 +112,6 @@ export interface MediaArgs extends ResizeOptions {
   /** thumbnail: how many, from `timestamp` on. */
   count?: number;
   timestamp?: number | string;
-}
-
-/** A scale filter for `width`/`height` that keeps the aspect ratio and even sizes (H.264 needs them). */
-function scaleFilter(width?: number, height?: number): string | undefined {
-  if (width === undefined && height === undefined) return undefined;
-  if (width !== undefined && height !== undefined) {
-    return `scale=${width}:${height}:force_original_aspect_ratio=decrease,scale=trunc(iw/2)*2:trunc(ih/2)*2`;
-  }
-  return width !== undefined ? `scale=${width}:-2` : `scale=-2:${height}`;
-}
-
-function videoArgs(codecName: string, p: MediaArgs, variant?: string): string[] {
-  let codec = VIDEO_CODECS[codecName] ?? codecName;
-  if (codec === 'libsvtav1' && variant === 'npm') codec = 'libaom-av1';
-  if (codec === 'copy') return ['-c:v', 'copy'];
-  const args = ['-c:v', codec];
-  const crf = p.crf ?? (codec === 'libvpx-vp9' ? 32 : codec === 'libsvtav1' || codec === 'libaom-av1' ? 35 : 23);
-  if (codec === 'libx264' || codec === 'libx265') args.push('-crf', String(crf), '-preset', String(p.preset ?? 'medium'), '-pix_fmt', 'yuv420p');
-  else if (codec === 'libvpx-vp9') args.push('-crf', String(crf), '-b:v', '0', '-row-mt', '1', '-deadline', 'good', '-cpu-used', '4');
-  else if (codec === 'libsvtav1') args.push('-crf', String(crf), '-preset', '8');
-  else if (codec === 'libaom-av1') args.push('-crf', String(crf), '-b:v', '0', '-cpu-used', '8', '-row-mt', '1');
-  else if (codec === 'mpeg4') args.push('-q:v', '4');
-  return args;
-}
-
-function audioArgs(codecName: string, p: MediaArgs): string[] {
-  if (codecName === 'none') return ['-an'];
-  const codec = AUDIO_CODECS[codecName] ?? codecName;
-  if (codec === 'copy') return ['-c:a', 'copy'];
-  const lossless = codec === 'flac' || codec.startsWith('pcm_');
-  return ['-c:a', codec, ...(lossless ? [] : ['-b:a', `${p.audio_bitrate ?? 128}k`])];
-}
-
-/** convert: video → video, audio or gif; audio → audio. */
-export async function convertMedia(call: EngineCall<MediaArgs>): Promise<EngineResult> {
-  const [input] = call.inputs;
-  const p = call.payload;
-  const to = normalizeFormat(String(p.output_format));
-  const [name] = call.names(to, 1);
-  const out = call.output(name!);
-  const args = [...inputArgs(input!.path, input!.format), '-map_metadata', '0'];
-  if (to === 'gif') {
-    const scale = scaleFilter(p.width ?? (p.height === undefined ? 480 : undefined), p.height) ?? 'scale=480:-2';
-    args.push('-an', '-filter_complex', `fps=${p.fps ?? 10},${scale}:flags=lanczos,split[a][b];[a]palettegen[p];[b][p]paletteuse`);
-  } else if ((AUDIO_FORMATS as readonly string[]).includes(to)) {
-    args.push('-vn', ...audioArgs(p.audio_codec ?? CONTAINER_DEFAULTS[to]!.audio, p));
-  } else {
-    const defaults = CONTAINER_DEFAULTS[to]!;
-    args.push(...videoArgs(p.video_codec ?? defaults.video!, p, call.choice.installed.variant));
-    const scale = scaleFilter(p.width, p.height);
-    if (scale && p.video_codec !== 'copy') args.push('-vf', scale);
-    if (p.fps !== undefined && p.video_codec !== 'copy') args.push('-r', String(p.fps));
-    args.push(...audioArgs(p.audio_codec ?? defaults.audio, p));
-    if (to === 'mp4' || to === 'mov') args.push('-movflags', '+faststart');
-  }
-  await ffmpeg(call, [...args, out]);
-  return { files: [{ path: out, filename: name!, contentType: mimeType(to) }] };
 }
 
 /** Seconds from `12.5`, `"00:01:02.5"` or `"10%"` (of `duration`). */
@@ -251,7 +165,7 @@ export async function watermarkVideo(call: EngineCall<WatermarkSpec>, watermarkI
   await writeFile(png, mark.png);
   const [name] = call.names(format, 1);
   const out = call.output(name!);
-  const defaults = CONTAINER_DEFAULTS[format] ?? CONTAINER_DEFAULTS.mp4!;
+  const defaults = MEDIA_OUTPUTS[format] ?? MEDIA_OUTPUTS.mp4!;
   await ffmpeg(call, [
     ...inputArgs(input!.path, format),
     ...inputArgs(png, 'png'),
@@ -259,7 +173,7 @@ export async function watermarkVideo(call: EngineCall<WatermarkSpec>, watermarkI
     `[0:v][1:v]overlay=${at.left}:${at.top}:format=auto`,
     '-map_metadata',
     '0',
-    ...videoArgs(defaults.video!, { crf: 20 }, call.choice.installed.variant),
+    ...videoCodecArgs(call.choice.installed.executable!, defaults.video!, { crf: 20 }),
     ...(info.hasAudio ? ['-c:a', 'copy'] : ['-an']),
     ...(format === 'mp4' || format === 'mov' ? ['-movflags', '+faststart'] : []),
     out,

@@ -4,9 +4,11 @@
  * Chromium, video and audio with FFmpeg.
  */
 import * as z from 'zod';
-import { AUDIO_FORMATS, CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, VIDEO_FORMATS, WRITER_FORMATS } from '../../../engines/core/formats.js';
+import { CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, WRITER_FORMATS } from '../../../engines/core/formats.js';
 import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
 import { defineOperation } from '../framework/define.js';
+import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_CODEC_NAMES } from '../../../engines/core/media-formats.js';
+import { mediaOptionProblems } from '../../../engines/media/options.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -18,7 +20,6 @@ import {
   fit,
   format,
   IMAGE_OPTIONS,
-  MEDIA_OPTIONS,
   opt,
   pages,
   quality,
@@ -44,13 +45,21 @@ export const convert = defineOperation({
       strip: opt(z.boolean(), true, 'remove metadata'),
       density: opt(z.number().int().min(10).max(1200), 150, 'PDF rendering dpi'),
       // x264 and x265 are CloudConvert's names (its SDKs and recorded answers send them); h264 and h265 stay as aliases.
-      video_codec: opt(z.enum(['copy', 'x264', 'x265', 'h264', 'h265', 'vp9', 'av1', 'mpeg4']), null, 'default: the container’s usual codec'),
+      video_codec: opt(z.enum(VIDEO_CODEC_NAMES), null, 'default: the container’s usual codec'),
       crf: opt(z.number().int().min(0).max(63), 23),
       preset: opt(z.enum(['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium', 'slow', 'slower', 'veryslow']), 'medium'),
-      audio_codec: opt(z.enum(['copy', 'aac', 'mp3', 'opus', 'vorbis', 'flac', 'pcm', 'none']), null),
+      audio_codec: opt(z.enum(AUDIO_CODEC_NAMES), null, 'default: the format’s usual codec; none: no sound'),
       audio_bitrate: opt(z.number().int().min(8).max(512), 128, 'kbit/s'),
       fps: opt(z.number().positive().max(240)),
       colorspace: opt(z.enum(['srgb', 'gray', 'cmyk']), null, 'images: the output’s colour space (default: the input’s)'),
+      video_bitrate: opt(z.number().int().min(16).max(100_000), null, 'kbit/s; instead of crf'),
+      audio_channels: opt(z.number().int().min(1).max(8), null, 'default: the input’s'),
+      audio_frequency: opt(z.number().int().min(8000).max(96_000), null, 'Hz; default: the input’s'),
+      trim_start: opt(z.union([z.number().min(0), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
+      trim_end: opt(z.union([z.number().positive(), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
+    })
+    .superRefine((v, ctx) => {
+      for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
     }),
   engines: {
     mode: 'each',
@@ -74,6 +83,8 @@ export const convert = defineOperation({
         { inputs: AUDIO_FORMATS, outputs: AUDIO_FORMATS, options: ['audio_codec', 'audio_bitrate'] },
       ],
       imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'] }],
+      // One per output format, offered where the installed build writes it (lib/engines/core/media-formats.ts).
+      ffmpeg: FFMPEG_CAPABILITIES,
     },
   },
 });
