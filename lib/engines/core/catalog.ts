@@ -11,7 +11,7 @@ import type { EngineConfig } from '../../kernel/config.js';
 import { confinement } from './confine.js';
 import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
-import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, sevenZipWasm, shippedFfmpeg } from './shipped.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -60,6 +60,8 @@ export const BUNDLED_VERSIONS = {
   exifr: '7.1.3',
   /** tesseract.js (Tesseract in WebAssembly), with the trained data of @tesseract.js-data/eng and deu. */
   tesseractJs: '7.0.0',
+  /** 7-Zip in 7z-wasm 1.2.0 (`7zz i`). */
+  sevenZipWasm: '24.09',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -239,5 +241,16 @@ export const ENGINES: readonly EngineDescriptor[] = [
     name: 'archiver',
     description: 'archiver: zip and tar archives',
     detect: () => npm(BUNDLED_VERSIONS.archiver),
+  },
+  {
+    // CloudConvert's name for its archive engine, so that a task naming it finds this one.
+    name: 'archivetool',
+    description: '7-Zip in WebAssembly: archive extraction and conversion (7z, zip, rar, tar and its compressed forms, and more)',
+    detect(settings) {
+      // Its sandbox is its own in-memory file system, in a node child confined like a native tool.
+      const wasm = settings.SHIPPED_ENGINES ? sevenZipWasm() : undefined;
+      if (!wasm) return { versions: [], missing: settings.SHIPPED_ENGINES ? '7z-wasm is not installed (npm ci)' : 'SHIPPED_ENGINES is off and 7-Zip runs only as its WebAssembly build' };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.sevenZipWasm, executable: wasm.file, variant: 'wasm' }] });
+    },
   },
 ];

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { AUDIO_FORMATS, CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, VIDEO_FORMATS, WRITER_FORMATS } from '../../../engines/core/formats.js';
+import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/archive/formats.js';
 import { defineOperation } from '../framework/define.js';
 import {
   CAPTURE_COMMON,
@@ -49,11 +50,12 @@ export const convert = defineOperation({
       audio_codec: opt(z.enum(['copy', 'aac', 'mp3', 'opus', 'vorbis', 'flac', 'pcm', 'none']), null),
       audio_bitrate: opt(z.number().int().min(8).max(512), 128, 'kbit/s'),
       fps: opt(z.number().positive().max(240)),
+      password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
     }),
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'archivetool'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -71,6 +73,7 @@ export const convert = defineOperation({
         { inputs: VIDEO_FORMATS, outputs: [...VIDEO_FORMATS, ...AUDIO_FORMATS, 'gif'], options: MEDIA_OPTIONS },
         { inputs: AUDIO_FORMATS, outputs: AUDIO_FORMATS, options: ['audio_codec', 'audio_bitrate'] },
       ],
+      archivetool: [{ inputs: ARCHIVE_INPUT_FORMATS, outputs: ARCHIVE_OUTPUT_FORMATS, options: ['password'] }],
     },
   },
 });
