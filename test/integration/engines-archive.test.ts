@@ -136,6 +136,21 @@ describe('convert between archive formats', () => {
   });
 });
 
+describe('archive in the formats only 7-Zip writes', () => {
+  it('packs its inputs into 7z, tar.bz2 (tbz2) and tar.xz (libarchive)', async () => {
+    for (const output_format of ['7z', 'tar.bz2', 'tbz2', 'tar.xz']) {
+      const t = await h.run({
+        a: base64(Buffer.from('first\n'), 'a.txt'),
+        b: base64(Buffer.from('second\n'), 'b.txt'),
+        same: base64(Buffer.from('third\n'), 'a.txt'),
+        pack: { operation: 'archive', input: ['a', 'b', 'same'], output_format },
+      });
+      expect(t.pack, t.pack!.message ?? '').toMatchObject({ status: 'finished', engine: 'archivetool', result: { files: [{ filename: `archive.${output_format}` }] } });
+      expect(await readLibarchive(await h.file(t.pack!))).toEqual({ 'a.txt': 'first\n', 'b.txt': 'second\n', 'a-1.txt': 'third\n' });
+    }
+  });
+});
+
 /** A zip whose one entry claims `size` bytes once extracted (both its headers edited). */
 function claimingZip(size: number): Buffer {
   const zip = zipOf({ 'huge.bin': Buffer.alloc(1000) }, 9);

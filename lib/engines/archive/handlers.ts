@@ -4,9 +4,9 @@
  * it reads to one it writes (unpacked, then packed again: 7-Zip writes a compressed tar as a tar and
  * then its compressor).
  */
-import { mkdir } from 'node:fs/promises';
+import { copyFile, link, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { safeDir, safeFilename } from '../../adapters/file-store/names.js';
+import { safeDir, safeFilename, uniqueName } from '../../adapters/file-store/names.js';
 import type { EngineCall, EngineResult } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
 import { normalizeFormat } from '../core/formats.js';
@@ -42,27 +42,62 @@ export async function convertArchive(call: EngineCall<ConvertArchiveArgs>): Prom
   const input = call.inputs[0]!;
   const plan = writePlan(format);
   const extension = call.payload.output_format.toLowerCase().replace(/^\./, '');
-  const out = path.dirname(call.output('x'));
-  const place = (cwd: string) => ({ ...call.tool, cwd });
   if (plan.single) {
+    const out = path.dirname(call.output('x'));
     if (files.length !== 1) throw new EngineFailure('INVALID_INPUT', `A ${format} file holds one file, and ${input.filename} has ${files.length}.`);
     const only = files[0]!;
     const filename = safeFilename(call.payload.filename ?? `${path.posix.basename(only.name)}.${extension}`);
-    await runSevenZip(place(path.dirname(only.file)), { command: 'a', args: [`-t${plan.type}`, path.join(out, filename), path.basename(only.file)], inputs: [only.file], outputs: [out] });
+    await runSevenZip({ ...call.tool, cwd: path.dirname(only.file) }, { command: 'a', args: [`-t${plan.type}`, path.join(out, filename), path.basename(only.file)], inputs: [only.file], outputs: [out] });
     return { files: [{ path: path.join(out, filename), filename, contentType: ARCHIVE_CONTENT_TYPES[format] }] };
   }
   if (!files.length) throw new EngineFailure('INVALID_INPUT', `${input.filename} has no files to put into a ${format} archive.`);
-  const root = path.join(call.dir, 'entries');
   const filename = safeFilename(call.payload.filename ?? `${baseName(input.filename)}.${extension}`);
-  const inputs = files.map((f) => f.file);
+  return pack(call, path.join(call.dir, 'entries'), files.map((f) => f.file), format, filename);
+}
+
+/**
+ * Packs the files under `root` (`files`, each by its path under it) into `filename` of the call's
+ * outputs: one 7-Zip run for an archive, two for a compressed tar (the tar, then its compressor).
+ */
+async function pack(call: EngineCall, root: string, files: string[], format: ArchiveOutputFormat, filename: string): Promise<EngineResult> {
+  const plan = writePlan(format);
+  const target = call.output(filename);
+  const out = path.dirname(target);
+  const place = (cwd: string) => ({ ...call.tool, cwd });
   if (!plan.compress) {
-    await runSevenZip(place(root), { command: 'a', args: [`-t${plan.type}`, path.join(out, filename), '*'], inputs, outputs: [out] });
+    await runSevenZip(place(root), { command: 'a', args: [`-t${plan.type}`, target, '*'], inputs: files, outputs: [out] });
   } else {
     const stage = path.join(call.dir, 'packed');
     await mkdir(stage, { recursive: true });
-    const tar = path.join(stage, `${baseName(input.filename)}.tar`);
-    await runSevenZip(place(root), { command: 'a', args: ['-ttar', tar, '*'], inputs, outputs: [stage] });
-    await runSevenZip(place(stage), { command: 'a', args: [`-t${plan.compress}`, path.join(out, filename), path.basename(tar)], inputs: [tar], outputs: [out] });
+    const tar = path.join(stage, `${baseName(filename)}.tar`);
+    await runSevenZip(place(root), { command: 'a', args: ['-ttar', tar, '*'], inputs: files, outputs: [stage] });
+    await runSevenZip(place(stage), { command: 'a', args: [`-t${plan.compress}`, target, path.basename(tar)], inputs: [tar], outputs: [out] });
   }
-  return { files: [{ path: path.join(out, filename), filename, contentType: ARCHIVE_CONTENT_TYPES[format] }] };
+  return { files: [{ path: target, filename: path.basename(target), contentType: ARCHIVE_CONTENT_TYPES[format] }] };
+}
+
+export interface PackArgs {
+  output_format: string;
+  filename?: string;
+}
+
+/**
+ * The `archive` operation's formats archiver does not write (7z, tar.bz2, tar.xz): every input under
+ * its own name (made unique) in a folder of the call, packed there.
+ */
+export async function packInputs(call: EngineCall<PackArgs>): Promise<EngineResult> {
+  const format = normalizeFormat(call.payload.output_format) as ArchiveOutputFormat;
+  const root = path.join(call.dir, 'inputs');
+  await mkdir(root, { recursive: true });
+  const used = new Set<string>();
+  const files: string[] = [];
+  for (const input of call.inputs) {
+    const file = path.join(root, uniqueName(used, safeFilename(input.filename)));
+    // A link of the downloaded file, not a copy (the same folder tree); a copy where links are not allowed.
+    await link(input.path, file).catch(() => copyFile(input.path, file));
+    files.push(file);
+  }
+  const base = call.inputs.length === 1 ? baseName(call.inputs[0]!.filename) : 'archive';
+  const extension = call.payload.output_format.toLowerCase();
+  return pack(call, root, files, format, safeFilename(call.payload.filename ?? `${base}.${extension}`));
 }
