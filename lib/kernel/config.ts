@@ -110,6 +110,15 @@ const engineShape = {
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**
+   * Archives (archive/extract, convert from an archive) are listed before anything is extracted and
+   * refused past any of these: more entries, more bytes once extracted (also enforced while 7-Zip
+   * writes), or an expansion ratio past ARCHIVE_MAX_RATIO (extracted bytes over the archive's, checked
+   * from 16 MiB extracted: small files of zeros compress a thousandfold and are no bomb).
+   */
+  ARCHIVE_MAX_ENTRIES: z.coerce.number().int().positive().default(10_000),
+  ARCHIVE_MAX_EXPANDED_BYTES: z.coerce.number().int().positive().default(2 ** 29),
+  ARCHIVE_MAX_RATIO: z.coerce.number().positive().default(200),
+  /**
    * A processing task whose input files together are larger than this (bytes) is refused with
    * FILE_TOO_LARGE before anything is downloaded: inputs, outputs and the engine's own temporary files
    * share the process function's /tmp. 1 GiB by default, a quarter of the deployed function's 4 GiB.

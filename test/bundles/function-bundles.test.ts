@@ -56,7 +56,7 @@ describe('function bundles', () => {
 
   it('give each engine function only its own family\'s engines (sharp, for the image limits, in every one)', async () => {
     const own: Record<string, string[]> = {
-      image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe'],
+      image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe', '7z-wasm'],
       media: ['sharp', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'],
       pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', 'tesseract.js', '@tesseract.js-data/eng', '@tesseract.js-data/deu'],
       chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],

@@ -53,6 +53,8 @@ export interface EngineCall<P = unknown> {
 export interface Produced {
   path: string;
   filename: string;
+  /** Its folder among the task's files (`result.files[].dir`): an archive entry's folder. */
+  dir?: string;
   contentType?: string;
 }
 

@@ -11,7 +11,7 @@ import type { EngineConfig } from '../../kernel/config.js';
 import { confinement } from './confine.js';
 import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
-import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, sevenZipWasm, shippedFfmpeg } from './shipped.js';
 import { imagemagickWasm } from './shipped.js';
 import { writesFeatures } from './media-builds.js';
 
@@ -64,6 +64,8 @@ export const BUNDLED_VERSIONS = {
   tesseractJs: '7.0.0',
   /** ImageMagick in @imagemagick/magick-wasm 0.0.43 (`Magick.imageMagickVersion`: 7.1.2-30 Q8). */
   imagemagick: '7.1.2-30',
+  /** 7-Zip in 7z-wasm 1.2.0 (`7zz i`). */
+  sevenZipWasm: '24.09',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -253,6 +255,17 @@ export const ENGINES: readonly EngineDescriptor[] = [
       const wasm = settings.SHIPPED_ENGINES ? imagemagickWasm() : undefined;
       if (!wasm) return { versions: [], missing: '@imagemagick/magick-wasm is not installed (or SHIPPED_ENGINES is off)' };
       return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.imagemagick, executable: wasm.file, variant: 'wasm' }] });
+    },
+  },
+  {
+    // CloudConvert's name for its archive engine, so that a task naming it finds this one.
+    name: 'archivetool',
+    description: '7-Zip in WebAssembly: archive extraction and conversion (7z, zip, rar, tar and its compressed forms, and more)',
+    detect(settings) {
+      // Its sandbox is its own in-memory file system, in a node child confined like a native tool.
+      const wasm = settings.SHIPPED_ENGINES ? sevenZipWasm() : undefined;
+      if (!wasm) return { versions: [], missing: settings.SHIPPED_ENGINES ? '7z-wasm is not installed (npm ci)' : 'SHIPPED_ENGINES is off and 7-Zip runs only as its WebAssembly build' };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.sevenZipWasm, executable: wasm.file, variant: 'wasm' }] });
     },
   },
 ];

@@ -17,7 +17,9 @@ export type EngineFailureCode =
   | 'ENCRYPTED_INPUT'
   | 'INVALID_PASSWORD'
   | 'DOWNLOAD_FAILED'
-  | 'OUTPUT_TOO_LARGE';
+  | 'OUTPUT_TOO_LARGE'
+  | 'ARCHIVE_TOO_LARGE'
+  | 'UNSAFE_ARCHIVE';
 
 export class EngineFailure extends Error {
   override readonly name = 'EngineFailure';

@@ -10,6 +10,14 @@ const ALIASES: Record<string, string> = {
   htm: 'html',
   oga: 'ogg',
   mpeg4: 'mp4',
+  // Archives: the short names of the compressed tar forms, and the compressors' long names.
+  tgz: 'tar.gz',
+  taz: 'tar.gz',
+  tbz2: 'tar.bz2',
+  tbz: 'tar.bz2',
+  txz: 'tar.xz',
+  gzip: 'gz',
+  bzip2: 'bz2',
 };
 
 /** The canonical name of a format (`JPEG` → `jpg`, `tif` → `tiff`). */
@@ -48,6 +56,9 @@ export const mimeType = (format: string): string => typeOfExtension(`x.${normali
 
 /** The format a file name says it has (its extension), if any. */
 export function formatOfFilename(filename: string): string | undefined {
+  // A compressed tar says so in two extensions (`x.tar.gz`): the format is both.
+  const tar = /\.tar\.(gz|bz2|xz)$/i.exec(filename);
+  if (tar && tar.index > 0) return `tar.${tar[1]!.toLowerCase()}`;
   const dot = filename.lastIndexOf('.');
   if (dot <= 0 || dot === filename.length - 1) return undefined;
   return normalizeFormat(filename.slice(dot + 1));

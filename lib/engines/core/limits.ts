@@ -135,3 +135,41 @@ export async function checkPdfPages(
   }
   return pages;
 }
+
+/** What an archive's listing declares, read before anything is extracted (archive/listing.ts). */
+export interface ArchiveTotals {
+  entries: number;
+  expandedBytes: number;
+}
+
+/** From this many extracted bytes on, the expansion ratio counts (a few MiB of zeros is no bomb). */
+const RATIO_FROM_BYTES = 16 * 2 ** 20;
+
+/**
+ * Refuses an archive whose listing declares more entries, more extracted bytes or a higher
+ * expansion ratio than the settings allow (`archiveBytes`: the archive's own size). What the listing
+ * declares can lie: the extraction itself is bounded by the same byte limit while it writes.
+ */
+export function checkArchiveTotals(
+  filename: string,
+  totals: ArchiveTotals,
+  archiveBytes: number,
+  limits: Pick<EngineConfig, 'ARCHIVE_MAX_ENTRIES' | 'ARCHIVE_MAX_EXPANDED_BYTES' | 'ARCHIVE_MAX_RATIO'>,
+): void {
+  if (totals.entries > limits.ARCHIVE_MAX_ENTRIES) {
+    throw new EngineFailure('ARCHIVE_TOO_LARGE', `${filename} has ${totals.entries} entries; archives of up to ${limits.ARCHIVE_MAX_ENTRIES} are extracted (ARCHIVE_MAX_ENTRIES).`);
+  }
+  if (totals.expandedBytes > limits.ARCHIVE_MAX_EXPANDED_BYTES) {
+    throw new EngineFailure(
+      'ARCHIVE_TOO_LARGE',
+      `${filename} declares ${totals.expandedBytes} bytes once extracted; archives of up to ${limits.ARCHIVE_MAX_EXPANDED_BYTES} are extracted (ARCHIVE_MAX_EXPANDED_BYTES).`,
+    );
+  }
+  const ratio = totals.expandedBytes / Math.max(1, archiveBytes);
+  if (totals.expandedBytes >= RATIO_FROM_BYTES && ratio > limits.ARCHIVE_MAX_RATIO) {
+    throw new EngineFailure(
+      'ARCHIVE_TOO_LARGE',
+      `${filename} expands ${Math.round(ratio)} times (${archiveBytes} bytes to ${totals.expandedBytes}); archives expanding up to ${limits.ARCHIVE_MAX_RATIO} times are extracted (ARCHIVE_MAX_RATIO).`,
+    );
+  }
+}

@@ -148,6 +148,8 @@ export const shippedFfprobe = () => shippedBinary(platformPackage('ffprobe'), 'f
 export const unpackedTools = (): string[] => [shippedFfprobe()?.packed?.file].filter((file): file is string => Boolean(file));
 /** Ghostscript compiled to WebAssembly (@okathira/ghostpdl-wasm). */
 export const ghostscriptWasm = () => shippedModule('@okathira/ghostpdl-wasm', 'gs.js', '10.06.0');
+/** 7-Zip compiled to WebAssembly (7z-wasm 1.2.0 is 7-Zip 24.09): the archive engine. */
+export const sevenZipWasm = () => shippedModule('7z-wasm', '7zz.es6.js', '24.09');
 /** qpdf compiled to WebAssembly (@neslinesli93/qpdf-wasm). */
 export const qpdfWasm = () => shippedModule('@neslinesli93/qpdf-wasm', 'dist/qpdf.js', '12.2.0');
 /** ImageMagick compiled to WebAssembly (@imagemagick/magick-wasm): its 32-bit build (the 64-bit one needs memory64, which Node 20 lacks), its ES module in `folder`/dist. */

@@ -14,7 +14,7 @@ import { runTool, type ToolOptions, type ToolResult } from './tool.js';
 
 /** The child's program (an ES module; its one argument is the JSON of a `WasmRun`). */
 const CHILD = `
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 const spec = JSON.parse(process.argv[process.argv.length - 1]);
@@ -40,9 +40,25 @@ for (const file of spec.inputs) {
 for (const dir of spec.outputs) folders(dir);
 folders(spec.cwd);
 FS.chdir(spec.cwd);
+// A bound on what the engine writes into its in-memory file system (an archive's entries; its inputs
+// are in already): past it, a write fails as on a full disk, before the memory is used.
+if (spec.maxWriteBytes) {
+  const write = FS.write;
+  let written = 0;
+  FS.write = (stream, buffer, offset, length, position, canOwn) => {
+    written += length;
+    if (written > spec.maxWriteBytes) {
+      process.stderr.write('WASM_WRITE_LIMIT\\n');
+      throw new FS.ErrnoError(28);
+    }
+    return write(stream, buffer, offset, length, position, canOwn);
+  };
+}
 let code;
+// A secret argument (a password) comes in the environment, never on the child's command line.
+const args = spec.secretArg ? [...spec.secretArg.before, spec.secretArg.prefix + (process.env.WASM_SECRET ?? ''), ...spec.args] : spec.args;
 try {
-  code = engine.callMain(spec.args);
+  code = engine.callMain(args);
 } catch (err) {
   if (err && typeof err.status === 'number') code = err.status;
   else {
@@ -51,13 +67,20 @@ try {
   }
 }
 const given = new Set(spec.inputs);
-for (const dir of spec.outputs) {
+// With \`tree\`, sub-folders too; only regular files ever leave (a link is never followed or written).
+const save = (dir) => {
   for (const name of FS.readdir(dir)) {
     const file = path.join(dir, name);
     if (name === '.' || name === '..' || given.has(file)) continue;
-    if (FS.isFile(FS.stat(file).mode)) writeFileSync(file, FS.readFile(file));
+    const mode = FS.lstat(file).mode;
+    if (FS.isFile(mode)) writeFileSync(file, FS.readFile(file));
+    else if (spec.tree && FS.isDir(mode)) {
+      mkdirSync(file, { recursive: true });
+      save(file);
+    }
   }
-}
+};
+for (const dir of spec.outputs) save(dir);
 process.exitCode = code;
 `;
 
@@ -68,6 +91,15 @@ export interface WasmRun {
   inputs: string[];
   /** Folders of the work folder whose new files are the engine's outputs. */
   outputs: string[];
+  /** Also the files of the output folders' sub-folders (kept as folders; links are never written). */
+  tree?: boolean;
+  /** Bytes the engine may write into its file system in all; past them its writes fail (no space). */
+  maxWriteBytes?: number;
+  /**
+   * A secret argument: `prefix` followed by `secret`, put before `args` after `before`. It reaches
+   * the child in its environment, never on a command line other processes can read.
+   */
+  secretArg?: { before: string[]; prefix: string; secret: string };
 }
 
 const inside = (file: string, folder: string) => {
@@ -83,9 +115,18 @@ export function runWasm(name: string, engine: ShippedFile, run: WasmRun, opts: T
   for (const file of [...run.inputs, ...run.outputs]) {
     if (!inside(path.resolve(file), opts.workDir)) throw new Error(`${name}: ${file} is outside the task's work folder`);
   }
-  const spec = JSON.stringify({ module: engine.file, cwd: opts.cwd, ...run, inputs: run.inputs.map((f) => path.resolve(f)), outputs: run.outputs.map((f) => path.resolve(f)) });
+  const { secretArg, ...rest } = run;
+  const spec = JSON.stringify({
+    module: engine.file,
+    cwd: opts.cwd,
+    ...rest,
+    ...(secretArg ? { secretArg: { before: secretArg.before, prefix: secretArg.prefix } } : {}),
+    inputs: run.inputs.map((f) => path.resolve(f)),
+    outputs: run.outputs.map((f) => path.resolve(f)),
+  });
   return runTool(process.execPath, ['--input-type=module', '--no-warnings', '-e', CHILD, spec], {
     ...opts,
+    ...(secretArg ? { env: { ...opts.env, WASM_SECRET: secretArg.secret } } : {}),
     name,
     readOnly: [...(opts.readOnly ?? []), engine.folder, path.dirname(process.execPath)],
   });

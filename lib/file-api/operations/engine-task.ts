@@ -304,7 +304,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           const format = formatOfFilename(file.filename);
           const progress = within(share, 0.9 + (0.1 * stored) / outputBytes, 0.9 + (0.1 * (stored + size)) / outputBytes);
           produced.push(
-            await ctx.save(file.filename, createReadStream(file.path), { size, progress, contentType: file.contentType ?? (format ? mimeType(format) : undefined) }),
+            await ctx.save(file.filename, createReadStream(file.path), { size, progress, contentType: file.contentType ?? (format ? mimeType(format) : undefined), ...(file.dir ? { dir: file.dir } : {}) }),
           );
           stored += size;
         }

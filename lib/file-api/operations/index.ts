@@ -4,6 +4,7 @@
  * engine and no cloud SDK. Names and aliases must be unique (checked when the module loads).
  */
 import { archive } from './archive/operation.js';
+import { archiveExtract } from './archive/extract/operation.js';
 import { command } from './command/operation.js';
 import { captureWebsite } from './capture-website/operation.js';
 import { convert } from './convert/operation.js';
@@ -66,6 +67,7 @@ export const OPERATIONS = [
   metadataWrite,
   merge,
   archive,
+  archiveExtract,
   rotatePages,
   exportUrl,
   exportUpload,

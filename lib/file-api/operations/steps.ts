@@ -61,8 +61,7 @@ export function familyTable<F extends EngineFamily, const R extends readonly { d
   const out: Record<string, Implementation> = {};
   for (const run of runs as unknown as readonly FamilyRun[]) {
     const { definition } = run;
-    const implementation = run.whole ?? engineOperation(definition, run.handlers);
-    bind(out, definition.name, callable(implementation as Implementation<never>));
+    bind(out, definition.name, callable(implementationOf(definition, run.handlers, run.whole, run.onEngines) as Implementation<never>));
   }
   for (const definition of PROCESS_OPERATIONS) {
     if (out[definition.name]) continue;
@@ -79,16 +78,31 @@ export function familyTable<F extends EngineFamily, const R extends readonly { d
  * engine tests' harness) runs any process task without handing it over.
  */
 export function mergedFamilyTable(runs: readonly { definition: AnyOperation; family: EngineFamily }[]): ImplementationTable {
-  const byOperation = new Map<string, { definition: OperationDefinition; handlers: Record<string, EngineHandler<never>>; whole?: Implementation<never> }>();
+  type Entry = { definition: OperationDefinition; handlers: Record<string, EngineHandler<never>>; whole?: Implementation<never>; onEngines?: (payload: never) => boolean };
+  const byOperation = new Map<string, Entry>();
   for (const run of runs as unknown as readonly FamilyRun[]) {
     const entry = byOperation.get(run.definition.name) ?? { definition: run.definition, handlers: {} };
     Object.assign(entry.handlers, run.handlers);
     entry.whole ??= run.whole as Implementation<never> | undefined;
+    entry.onEngines ??= run.onEngines;
     byOperation.set(run.definition.name, entry);
   }
   const out: Record<string, Implementation> = {};
-  for (const { definition, handlers, whole } of byOperation.values()) {
-    bind(out, definition.name, callable(whole ?? (engineOperation(definition, handlers) as Implementation<never>)));
+  for (const { definition, handlers, whole, onEngines } of byOperation.values()) {
+    bind(out, definition.name, callable(implementationOf(definition, handlers, whole, onEngines) as Implementation<never>));
   }
   return out;
+}
+
+/** An operation's implementation: its handlers on the per-file machinery, or its whole run (which may hand some tasks to the handlers). */
+function implementationOf(
+  definition: OperationDefinition,
+  handlers: Readonly<Record<string, EngineHandler<never>>>,
+  whole: Implementation<never> | undefined,
+  onEngines: ((payload: never) => boolean) | undefined,
+): Implementation<never> {
+  if (!whole) return engineOperation(definition, handlers) as Implementation<never>;
+  if (!onEngines) return whole;
+  const engines = engineOperation(definition, handlers) as Implementation<never>;
+  return (ctx) => (onEngines(ctx.payload) ? engines(ctx) : whole(ctx));
 }

@@ -124,6 +124,7 @@ export const SANDBOX_OPERATIONS: { readonly [N in OperationName]: SandboxRule } 
   'metadata/write': 'inputs',
   merge: 'inputs',
   archive: 'inputs',
+  'archive/extract': 'inputs',
   'pdf/rotate-pages': 'inputs',
   'export/url': 'export',
   'export/upload': 'export',

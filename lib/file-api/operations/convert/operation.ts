@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, WRITER_FORMATS } from '../../../engines/core/formats.js';
 import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
+import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/archive/formats.js';
 import { defineOperation } from '../framework/define.js';
 import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_CODEC_NAMES } from '../../../engines/core/media-formats.js';
 import { mediaOptionProblems } from '../../../engines/media/options.js';
@@ -57,6 +58,7 @@ export const convert = defineOperation({
       audio_frequency: opt(z.number().int().min(8000).max(96_000), null, 'Hz; default: the input’s'),
       trim_start: opt(z.union([z.number().min(0), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       trim_end: opt(z.union([z.number().positive(), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
+      password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
     })
     .superRefine((v, ctx) => {
       for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
@@ -64,7 +66,7 @@ export const convert = defineOperation({
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -78,13 +80,10 @@ export const convert = defineOperation({
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
         { inputs: ['html'], outputs: ['png', 'jpg'], options: [...CAPTURE_SCREENSHOT_OPTIONS, ...CAPTURE_COMMON] },
       ],
-      ffmpeg: [
-        { inputs: VIDEO_FORMATS, outputs: [...VIDEO_FORMATS, ...AUDIO_FORMATS, 'gif'], options: MEDIA_OPTIONS },
-        { inputs: AUDIO_FORMATS, outputs: AUDIO_FORMATS, options: ['audio_codec', 'audio_bitrate'] },
-      ],
       imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'] }],
       // One per output format, offered where the installed build writes it (lib/engines/core/media-formats.ts).
       ffmpeg: FFMPEG_CAPABILITIES,
+      archivetool: [{ inputs: ARCHIVE_INPUT_FORMATS, outputs: ARCHIVE_OUTPUT_FORMATS, options: ['password'] }],
     },
   },
 });

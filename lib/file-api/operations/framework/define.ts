@@ -103,6 +103,8 @@ export interface FamilyRun<D extends OperationDefinition = OperationDefinition, 
   handlers: Readonly<Record<string, EngineHandler<PayloadOf<D>>>>;
   /** For operations that run without the per-file machinery (`engines.whole`). */
   whole?: Implementation<PayloadOf<D>>;
+  /** With `whole`: the tasks that run on the per-file machinery with `handlers` instead (archive's 7z). */
+  onEngines?: (payload: PayloadOf<D>) => boolean;
 }
 
 /**
@@ -116,9 +118,15 @@ export const handlers = <D extends OperationDefinition, F extends EngineFamily>(
 ): FamilyRun<D, F> => ({ definition, family, handlers: engineHandlers as Readonly<Record<string, EngineHandler<PayloadOf<D>>>> });
 
 /** The whole implementation of an operation that runs in one family's function without per-file engine calls. */
-export const wholeRun = <D extends OperationDefinition, F extends EngineFamily>(definition: D, family: F, run: Implementation<PayloadOf<D>>): FamilyRun<D, F> => ({
+export const wholeRun = <D extends OperationDefinition, F extends EngineFamily>(
+  definition: D,
+  family: F,
+  run: Implementation<PayloadOf<D>>,
+  engines?: { handlers: Readonly<Record<string, EngineHandler<PayloadOf<D>>>>; when: (payload: PayloadOf<D>) => boolean },
+): FamilyRun<D, F> => ({
   definition,
   family,
-  handlers: {},
+  handlers: engines?.handlers ?? {},
   whole: run,
+  ...(engines ? { onEngines: engines.when } : {}),
 });
