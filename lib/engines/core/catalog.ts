@@ -12,6 +12,7 @@ import { confinement } from './confine.js';
 import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { fontPackages } from './font-packages.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -60,6 +61,8 @@ export const BUNDLED_VERSIONS = {
   exifr: '7.1.3',
   /** tesseract.js (Tesseract in WebAssembly), with the trained data of @tesseract.js-data/eng and deu. */
   tesseractJs: '7.0.0',
+  /** fonteditor-core, the fonteditor engine's version (with wawoff2 2.0.1, Google's woff2 in WebAssembly). */
+  fonteditor: '2.6.3',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -239,5 +242,14 @@ export const ENGINES: readonly EngineDescriptor[] = [
     name: 'archiver',
     description: 'archiver: zip and tar archives',
     detect: () => npm(BUNDLED_VERSIONS.archiver),
+  },
+  {
+    name: 'fonteditor',
+    description: 'Fonts: ttf, otf, woff, woff2 and eot each way (fonteditor-core, Google’s woff2 in WebAssembly), in a confined node child',
+    detect(settings) {
+      // npm packages, run in a node child under ENGINE_CONFINEMENT as a native tool is (lib/engines/font/convert.ts).
+      if (!fontPackages()) return { versions: [], missing: 'fonteditor-core and wawoff2 are not installed (npm ci)' };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.fonteditor, variant: 'wasm' }] });
+    },
   },
 ];
