@@ -9,43 +9,13 @@
 import { deflateSync } from 'node:zlib';
 import * as fontkit from 'fontkit';
 import opentype from 'opentype.js';
+import { ADVANCE_A, drawnOtf, FAMILY } from '../fixtures/font-fixtures.js';
 import { createFont } from 'fonteditor-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
-const FAMILY = 'Probe Sans';
-const ADVANCE_A = 612;
 const FORMATS = ['ttf', 'otf', 'woff', 'woff2', 'eot'] as const;
 type FontFormat = (typeof FORMATS)[number];
-
-/** A small font with CFF outlines: .notdef, A, B and a space. */
-function drawnOtf(): Buffer {
-  const box = (x0: number, y0: number, x1: number, y1: number) => {
-    const p = new opentype.Path();
-    p.moveTo(x0, y0);
-    p.lineTo(x1, y0);
-    p.lineTo(x1, y1);
-    p.lineTo(x0, y1);
-    p.close();
-    return p;
-  };
-  const a = new opentype.Path();
-  a.moveTo(50, 0);
-  a.lineTo(150, 0);
-  a.curveTo(200, 300, 400, 300, 450, 0);
-  a.lineTo(560, 0);
-  a.curveTo(450, 500, 350, 700, 300, 700);
-  a.curveTo(250, 700, 150, 500, 50, 0);
-  a.close();
-  const glyphs = [
-    new opentype.Glyph({ name: '.notdef', advanceWidth: 500, path: box(50, 0, 450, 700) }),
-    new opentype.Glyph({ name: 'space', unicode: 32, advanceWidth: 250, path: new opentype.Path() }),
-    new opentype.Glyph({ name: 'A', unicode: 65, advanceWidth: ADVANCE_A, path: a }),
-    new opentype.Glyph({ name: 'B', unicode: 66, advanceWidth: 580, path: box(80, 0, 500, 700) }),
-  ];
-  const font = new opentype.Font({ familyName: FAMILY, styleName: 'Regular', unitsPerEm: 1000, ascender: 800, descender: -200, glyphs });
-  return Buffer.from(font.toArrayBuffer());
-}
 
 /**
  * The font an EOT embeds, read here from its header (EOT is little-endian: EOTSize, FontDataSize,
