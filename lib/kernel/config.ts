@@ -141,6 +141,13 @@ const engineShape = {
    */
   EXIFTOOL_WASM_MAX_WRITE_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
   /**
+   * Fonts (lib/engines/font/): the most bytes a font may be as a whole sfnt file, as read, or as a WOFF or
+   * WOFF2 header and table directory declare it unpacked (and a WOFF2's brotli stream); past it the task
+   * ends with FILE_TOO_LARGE before anything is decompressed. 30 MiB by default: the WOFF2 decoder's own
+   * ceiling, above the largest CJK fonts.
+   */
+  MAX_FONT_BYTES: z.coerce.number().int().positive().default(30 * 1024 * 1024),
+  /**
    * Decompression bombs: a PDF whose compressed streams decode to more than this many bytes (all
    * streams and filter stages together, images included, counted before any parser expands them,
    * nothing kept) is refused with FILE_TOO_LARGE. 1 GiB by default.

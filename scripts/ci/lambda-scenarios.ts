@@ -183,6 +183,21 @@ async function engineFamilies({ gateway, apiKey, problems, say, api, check, runJ
     check(found.includes('ci-lambda artist'), `metadata read back lacks the Artist written: ${found.slice(0, 300)}`);
     return `jobs ${written.jobId}, ${read.jobId} finished; Artist written and read back`;
   });
+
+  await family('fonts (OTF → WOFF2, fonteditor)', offers('convert', 'fonteditor', 'otf'), async () => {
+    const opentype = (await import('opentype.js')).default;
+    const fontkit = await import('fontkit');
+    const glyph = (name: string, unicode?: number) => new opentype.Glyph({ name, unicode, advanceWidth: 600, path: new opentype.Path() });
+    const otf = new opentype.Font({ familyName: 'Packaged Probe', styleName: 'Regular', unitsPerEm: 1000, ascender: 800, descender: -200, glyphs: [glyph('.notdef'), glyph('A', 65)] });
+    const { jobId, bytes } = await runJob({
+      in: { operation: 'import/base64', file: Buffer.from(otf.toArrayBuffer()).toString('base64'), filename: 'probe.otf' },
+      woff2: { operation: 'convert', input: 'in', output_format: 'woff2' },
+      out: { operation: 'export/url', input: 'woff2' },
+    });
+    const read = fontkit.create(bytes);
+    check(read.type === 'WOFF2' && read.familyName === 'Packaged Probe' && read.numGlyphs === 2, `the WOFF2 reads as ${read.type} ${read.familyName} with ${read.numGlyphs} glyphs`);
+    return `job ${jobId} finished; fontkit reads the WOFF2`;
+  });
 }
 
 async function uploadForm({ say, api, check }: Scenario): Promise<void> {

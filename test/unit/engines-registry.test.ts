@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseEngineConfig } from '#lib/kernel/config.js';
 import { BUNDLED_VERSIONS, type EngineDescriptor } from '#lib/engines/core/catalog.js';
+import { PACKAGED } from '#lib/engines/core/families.js';
 import { compareVersions, EngineChoiceError, EngineRegistry, versionMatches, type Capability } from '#lib/engines/core/registry.js';
 import { engineOffers, newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { operationDefinition, OPERATIONS } from '#lib/file-api/operations/index.js';
@@ -153,6 +154,7 @@ describe('the real engine catalog', () => {
     expect(installed('archiver')).toBe(BUNDLED_VERSIONS.archiver);
     expect(installed('exifr')).toBe(BUNDLED_VERSIONS.exifr);
     expect(installed('tesseract.js')).toBe(BUNDLED_VERSIONS.tesseractJs);
+    expect(installed('fonteditor-core')).toBe(BUNDLED_VERSIONS.fonteditor);
     // The ExifTool script inside @uswriting/exiftool names its version.
     expect(readFileSync(new URL('../../node_modules/@uswriting/exiftool/dist/esm/index.js', import.meta.url), 'utf8')).toContain(
       `my$version='${BUNDLED_VERSIONS.exiftoolWasm}'`,
@@ -205,6 +207,10 @@ describe('the real engine catalog', () => {
     expect(r.select('metadata/write', { inputFormat: 'jpg' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftoolWasm });
     expect(r.select('metadata', { inputFormat: 'mp4' })).toMatchObject({ engine: 'exiftool', version: BUNDLED_VERSIONS.exiftoolWasm });
     expect(r.select('optimize', { inputFormat: 'pdf' })).toMatchObject({ engine: 'ghostscript', version: BUNDLED_VERSIONS.ghostscriptWasm });
+    // Fonts: npm packages in a node child, as the image function's package has them (PACKAGED).
+    expect(r.installation('fonteditor').versions).toEqual(PACKAGED.fonteditor!.versions);
+    expect(r.select('convert', { inputFormat: 'ttf', outputFormat: 'woff2' })).toMatchObject({ engine: 'fonteditor', version: BUNDLED_VERSIONS.fonteditor });
+    expect(r.select('convert', { inputFormat: 'woff2', outputFormat: 'otf' })).toMatchObject({ engine: 'fonteditor' });
   });
 
   it('prefers exiftool on perl, then ExifTool in WebAssembly, then the native metadata engine', () => {

@@ -109,6 +109,11 @@ const BY_EXTENSION: Record<string, string> = {
   odp: 'application/vnd.oasis.opendocument.presentation',
   rtf: 'application/rtf',
   epub: 'application/epub+zip',
+  ttf: 'font/ttf',
+  otf: 'font/otf',
+  woff: 'font/woff',
+  woff2: 'font/woff2',
+  eot: 'application/vnd.ms-fontobject',
 };
 
 const GENERIC = new Set(['', 'application/octet-stream', 'binary/octet-stream']);

@@ -14,6 +14,8 @@ import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, sevenZipWasm, shippedFfmpeg } from './shipped.js';
 import { imagemagickWasm } from './shipped.js';
 import { writesFeatures } from './media-builds.js';
+import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { fontPackages } from './font-packages.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -66,6 +68,8 @@ export const BUNDLED_VERSIONS = {
   imagemagick: '7.1.2-30',
   /** 7-Zip in 7z-wasm 1.2.0 (`7zz i`). */
   sevenZipWasm: '24.09',
+  /** fonteditor-core, the fonteditor engine's version (with wawoff2 2.0.1, Google's woff2 in WebAssembly). */
+  fonteditor: '2.6.3',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -266,6 +270,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
       const wasm = settings.SHIPPED_ENGINES ? sevenZipWasm() : undefined;
       if (!wasm) return { versions: [], missing: settings.SHIPPED_ENGINES ? '7z-wasm is not installed (npm ci)' : 'SHIPPED_ENGINES is off and 7-Zip runs only as its WebAssembly build' };
       return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.sevenZipWasm, executable: wasm.file, variant: 'wasm' }] });
+    },
+  },
+  {
+    name: 'fonteditor',
+    description: 'Fonts: ttf, otf, woff, woff2 and eot each way (fonteditor-core, Google’s woff2 in WebAssembly), in a confined node child',
+    detect(settings) {
+      // npm packages, run in a node child under ENGINE_CONFINEMENT as a native tool is (lib/engines/font/convert.ts).
+      if (!fontPackages()) return { versions: [], missing: 'fonteditor-core and wawoff2 are not installed (npm ci)' };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.fonteditor, variant: 'wasm' }] });
     },
   },
 ];

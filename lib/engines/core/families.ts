@@ -41,6 +41,8 @@ export const ENGINE_FAMILY_OF = {
   archiver: 'image',
   // 7-Zip in WebAssembly: archives beside archiver.
   archivetool: 'image',
+  // Fonts: npm packages run in a node child, packed into the image function (functions/engines/image.ts).
+  fonteditor: 'image',
   // Metadata: the native engine (sharp, exifr, pdf-lib, and the static ffprobe for video and audio) and
   // exiftool, which in Lambda has no perl: it runs there only as a WebAssembly build in this package.
   native: 'image',
@@ -68,6 +70,7 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   'pdf-lib': { versions: [{ version: BUNDLED_VERSIONS.pdfLib }] },
   archiver: { versions: [{ version: BUNDLED_VERSIONS.archiver }] },
   archivetool: { versions: [{ version: BUNDLED_VERSIONS.sevenZipWasm, variant: 'wasm' }] },
+  fonteditor: { versions: [{ version: BUNDLED_VERSIONS.fonteditor, variant: 'wasm' }] },
   native: { versions: [{ version: BUNDLED_VERSIONS.exifr }] },
   chrome: { versions: [{ version: BUNDLED_VERSIONS.chromium, variant: 'bundled' }] },
   // The static Linux x64 builds of @ffmpeg-installer/linux-x64 (with @ffprobe-installer's ffprobe),

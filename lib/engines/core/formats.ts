@@ -44,6 +44,8 @@ const GROUPS: Record<string, string> = {
   ...Object.fromEntries(VIDEO_FORMATS.map((f) => [f, 'video'])),
   ...Object.fromEntries(AUDIO_FORMATS.map((f) => [f, 'audio'])),
   ...MEDIA_GROUPS,
+  // The fonteditor engine's formats (lib/engines/font/formats.ts).
+  ...Object.fromEntries(['ttf', 'otf', 'woff', 'woff2', 'eot'].map((f) => [f, 'font'])),
 };
 
 /** `image`, `document`, `video`, `audio`, or `other` (discovery's `meta.group`). */
@@ -122,6 +124,14 @@ export function sniffFormat(head: Buffer): string | undefined {
   if (starts([0x50, 0x4b, 0x03, 0x04]) || starts([0x50, 0x4b, 0x05, 0x06])) return 'zip';
   if (ascii('OggS')) return 'ogg';
   if (ascii('fLaC')) return 'flac';
+  // Fonts: sfnt version tags (TrueType 00010000, or Apple's `true` with a table count and search range
+  // that agree, as text rarely has), WOFF, WOFF2, and EOT, which starts with its size: its magic number
+  // 0x504C at byte 34 and a version (1.0, 2.1, 2.2) at byte 8.
+  if (starts([0x00, 0x01, 0x00, 0x00]) || (ascii('true') && head.length >= 8 && head.readUInt16BE(6) === 16 * 2 ** Math.floor(Math.log2(head.readUInt16BE(4))))) return 'ttf';
+  if (ascii('OTTO')) return 'otf';
+  if (ascii('wOFF')) return 'woff';
+  if (ascii('wOF2')) return 'woff2';
+  if (head.length >= 36 && starts([0x4c, 0x50], 34) && [0x1_0000, 0x2_0001, 0x2_0002].includes(head.readUInt32LE(8))) return 'eot';
   if (ascii('ID3') || isMpegAudioFrame(head)) return 'mp3';
   const media = sniffMedia(head);
   if (media) return media;

@@ -10,6 +10,7 @@ import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/
 import { defineOperation } from '../framework/define.js';
 import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_CODEC_NAMES } from '../../../engines/core/media-formats.js';
 import { mediaOptionProblems } from '../../../engines/media/options.js';
+import { FONT_FORMATS } from '../../../engines/font/formats.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -66,7 +67,7 @@ export const convert = defineOperation({
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -84,6 +85,7 @@ export const convert = defineOperation({
       // One per output format, offered where the installed build writes it (lib/engines/core/media-formats.ts).
       ffmpeg: FFMPEG_CAPABILITIES,
       archivetool: [{ inputs: ARCHIVE_INPUT_FORMATS, outputs: ARCHIVE_OUTPUT_FORMATS, options: ['password'] }],
+      fonteditor: [{ inputs: FONT_FORMATS, outputs: FONT_FORMATS, options: [] }],
     },
   },
 });
