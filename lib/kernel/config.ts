@@ -74,8 +74,12 @@ const engineShape = {
   GHOSTSCRIPT_PATH: executable('gs'),
   QPDF_PATH: executable('qpdf'),
   SOFFICE_PATH: executable('soffice'),
-  /** ImageMagick 7 (`magick`) and GraphicsMagick (`gm`), offered only to the `command` operation, when installed. */
-  MAGICK_PATH: executable('magick'),
+  /**
+   * ImageMagick and GraphicsMagick (`gm`), offered only to the `command` operation, when installed.
+   * MAGICK_PATH empty: the first `magick` (ImageMagick 7), else `convert` (ImageMagick 6) on PATH that
+   * says it is ImageMagick (lib/engines/command/magick.ts).
+   */
+  MAGICK_PATH: z.string().default('').transform((v) => v.trim()),
   GM_PATH: executable('gm'),
   /**
    * Tesseract, the OCR engine of `pdf/ocr` (Debian: tesseract-ocr plus a tesseract-ocr-<lang> package

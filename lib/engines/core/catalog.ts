@@ -11,6 +11,7 @@ import type { EngineConfig } from '../../kernel/config.js';
 import { confinement } from './confine.js';
 import { systemTesseract, tesseractJs } from './ocr-detect.js';
 import { findExecutable, realLocation, toolVersion } from './probe.js';
+import { graphicsMagickTool, imageMagickTool } from './magick-detect.js';
 import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
 
 /** One installed version of an engine. */
@@ -94,6 +95,12 @@ function withArguments(settings: EngineConfig, found: Installation): Installatio
   if (!found.versions.length) return found;
   const refused = confinement(settings).argumentsRefused;
   return refused ? { ...found, withheld: { arguments: refused } } : { ...found, features: [...(found.features ?? []), 'arguments'] };
+}
+
+/** A system tool offered to the `command` operation only (ImageMagick, GraphicsMagick): nothing without its `arguments`. */
+function commandOnly(settings: EngineConfig, found: { file: string; version: string } | { missing: string }): Installation {
+  if ('missing' in found) return { versions: [], missing: found.missing };
+  return withArguments(settings, confined(settings, { versions: [{ version: found.version, executable: found.file, variant: 'system' }] }));
 }
 
 export const ENGINES: readonly EngineDescriptor[] = [
@@ -239,5 +246,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
     name: 'archiver',
     description: 'archiver: zip and tar archives',
     detect: () => npm(BUNDLED_VERSIONS.archiver),
+  },
+  {
+    name: 'imagemagick',
+    description: 'ImageMagick (the system one): the command operation only (convert, identify, magick)',
+    detect: (settings) => commandOnly(settings, imageMagickTool(settings)),
+  },
+  {
+    name: 'graphicsmagick',
+    description: 'GraphicsMagick (the system one): the command operation only (gm)',
+    detect: (settings) => commandOnly(settings, graphicsMagickTool(settings)),
   },
 ];
