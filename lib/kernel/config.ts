@@ -111,6 +111,8 @@ const engineShape = {
   MAX_IMAGE_PIXELS: z.coerce.number().int().positive().default(100_000_000),
   /** PDFs with more pages than this are refused before processing. */
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
+  /** The longest an uploaded PostScript program (eps, ps, ai) may run in Ghostscript, in seconds (lib/engines/pdf/postscript.ts). */
+  MAX_POSTSCRIPT_SECONDS: z.coerce.number().int().positive().default(120),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { AUDIO_FORMATS, CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, VIDEO_FORMATS, WRITER_FORMATS } from '../../../engines/core/formats.js';
+import { POSTSCRIPT_INPUTS, POSTSCRIPT_OUTPUTS } from '../../../engines/pdf/postscript-formats.js';
 import { defineOperation } from '../framework/define.js';
 import {
   CAPTURE_COMMON,
@@ -57,7 +58,12 @@ export const convert = defineOperation({
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
-      ghostscript: [{ inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] }],
+      ghostscript: [
+        { inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
+        // PostScript runs under -dSAFER with a time and page limit (lib/engines/pdf/postscript.ts).
+        { inputs: POSTSCRIPT_INPUTS, outputs: ['png', 'jpg', 'webp', 'tiff', 'pdf'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
+        { inputs: ['pdf'], outputs: POSTSCRIPT_OUTPUTS, options: ['pages'] },
+      ],
       libreoffice: [
         { inputs: WRITER_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'writer', credits: 2 },
         { inputs: CALC_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'calc', credits: 2 },
