@@ -1,6 +1,7 @@
 /** The image family's engines (lib/engines/core/families.ts): its share of each operation, and its engine function, which runs them for the process-image step function in the cloud, holding no credential. Only these engines are in its package. */
 import archive from '#lib/file-api/operations/archive/image.js';
 import archiveExtract from '#lib/file-api/operations/archive/extract/image.js';
+import command from '#lib/file-api/operations/command/image.js';
 import convert from '#lib/file-api/operations/convert/image.js';
 import merge from '#lib/file-api/operations/merge/image.js';
 import metadata from '#lib/file-api/operations/metadata/image.js';
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { engineFunctionHandler } from '#lib/wiring/engine-functions.js';
 
 /** This function's share of each operation it runs (exactly those whose engines are in its family: checked by the compiler). */
-export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive, archiveExtract] as const;
+export const runs = [convert, thumbnail, watermark, optimize, metadata, metadataWrite, merge, archive, archiveExtract, command] as const;
 export const implementations = familyTable('image', runs);
 /** The image engine function: one task per invocation, on presigned URLs of its own files (ENGINE_ISOLATION=function). */
 export const handler = engineFunctionHandler('image', implementations, typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url));

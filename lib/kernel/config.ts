@@ -74,8 +74,12 @@ const engineShape = {
   GHOSTSCRIPT_PATH: executable('gs'),
   QPDF_PATH: executable('qpdf'),
   SOFFICE_PATH: executable('soffice'),
-  /** ImageMagick 7 (`magick`) and GraphicsMagick (`gm`), offered only to the `command` operation, when installed. */
-  MAGICK_PATH: executable('magick'),
+  /**
+   * ImageMagick and GraphicsMagick (`gm`), offered only to the `command` operation, when installed.
+   * MAGICK_PATH empty: the first `magick` (ImageMagick 7), else `convert` (ImageMagick 6) on PATH that
+   * says it is ImageMagick (lib/engines/command/magick.ts).
+   */
+  MAGICK_PATH: z.string().default('').transform((v) => v.trim()),
   GM_PATH: executable('gm'),
   /**
    * Tesseract, the OCR engine of `pdf/ocr` (Debian: tesseract-ocr plus a tesseract-ocr-<lang> package
@@ -107,6 +111,8 @@ const engineShape = {
   MAX_IMAGE_PIXELS: z.coerce.number().int().positive().default(100_000_000),
   /** PDFs with more pages than this are refused before processing. */
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
+  /** The longest an uploaded PostScript program (eps, ps, ai) may run in Ghostscript, in seconds (lib/engines/pdf/postscript.ts). */
+  MAX_POSTSCRIPT_SECONDS: z.coerce.number().int().positive().default(120),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**

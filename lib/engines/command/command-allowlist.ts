@@ -1,5 +1,5 @@
 /**
- * What the `command` operation lets FFmpeg, ffprobe, ImageMagick and GraphicsMagick be asked: the
+ * What the `command` operation lets FFmpeg and ffprobe be asked (ImageMagick and GraphicsMagick: magick-allowlist.ts): the
  * ALLOWLIST, as data. command-arguments.ts parses the arguments as the tool does (FFmpeg's options with
  * their arities, its filtergraphs with both escaping levels, ffmpeg-graph.ts) and accepts only what is
  * named here; anything else is a 422 naming the argument. Nothing is refused by matching words: what
@@ -286,36 +286,3 @@ export const FILTERS: Readonly<Record<string, FilterRule>> = {
 
 /** Options every filter has (AVFilterContext's): its timeline. */
 export const FILTER_COMMON_KEYS: readonly string[] = ['enable'];
-
-/** ImageMagick and GraphicsMagick: options with the number of values they take. */
-export const MAGICK_OPTIONS: Readonly<Record<string, number>> = {
-  resize: 1,
-  thumbnail: 1,
-  crop: 1,
-  extent: 1,
-  gravity: 1,
-  rotate: 1,
-  quality: 1,
-  strip: 0,
-  'auto-orient': 0,
-  flatten: 0,
-  flip: 0,
-  flop: 0,
-  trim: 0,
-  repage: 0,
-  background: 1,
-  density: 1,
-  colorspace: 1,
-  type: 1,
-  size: 1,
-  composite: 0,
-  negate: 0,
-  normalize: 0,
-  monochrome: 0,
-  sharpen: 1,
-  blur: 1,
-};
-/** The tools `gm` and `magick` may be asked to be (their first word). */
-export const MAGICK_TOOLS: ReadonlySet<string> = new Set(['convert', 'identify', 'composite']);
-/** Pattern generators a magick word may start with (`xc:white`). */
-export const MAGICK_CODERS: ReadonlySet<string> = new Set(['xc', 'canvas', 'gradient', 'radial-gradient']);

@@ -16,14 +16,12 @@ import {
   FILTER_COMMON_KEYS,
   FILTERS,
   INPUT_FORMATS,
-  MAGICK_CODERS,
-  MAGICK_OPTIONS,
-  MAGICK_TOOLS,
   OUTPUT_EXTENSIONS,
   OUTPUT_FORMATS,
   type ValueKind,
 } from './command-allowlist.js';
 import { GraphError, parseFilterOptions, parseGraph } from './command-graph.js';
+import { parseMagick } from './magick-arguments.js';
 
 /** The commands of each engine, as the API names them. */
 export const COMMANDS = {
@@ -61,7 +59,10 @@ export class CommandArgumentError extends Error {
 }
 
 /** One argument: plain text, an input file of an input task, or a file to make. */
-export type CommandWord = { kind: 'text'; value: string } | { kind: 'input'; task: string; file: string; text: string } | { kind: 'output'; file: string; text: string };
+export type CommandWord =
+  | { kind: 'text'; value: string }
+  | { kind: 'input'; task: string; file: string; text: string; coder?: string; frames?: string }
+  | { kind: 'output'; file: string; text: string; coder?: string };
 
 /** Words as a POSIX shell splits them (blanks; '…' literal; "…" with \" \\ \$ \` escapes; \x outside quotes), nothing expanded. */
 export function splitArguments(text: string): string[] {
@@ -133,10 +134,10 @@ const PROTOCOLS = new Set(
 const SCHEME = /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)(?=[:,+])/g;
 
 const shown = (word: string) => JSON.stringify(word.length > 80 ? `${word.slice(0, 80)}…` : word);
-const refused = (word: string, why: string) => new CommandArgumentError('arguments', `The argument ${shown(word)} is refused: ${why}`);
+export const refused = (word: string, why: string) => new CommandArgumentError('arguments', `The argument ${shown(word)} is refused: ${why}`);
 
 /** The word as a reference to the task's files, or undefined when it is not one. Throws when it looks like one but is not allowed. */
-function reference(word: string, inputs: readonly string[]): CommandWord | undefined {
+export function reference(word: string, inputs: readonly string[]): CommandWord | undefined {
   if (word.startsWith('/output/')) {
     const file = word.slice('/output/'.length);
     if (!isSafeFilename(file) || file.includes('/')) throw refused(word, 'an output is /output/<file name>, with no folder.');
@@ -330,43 +331,6 @@ function parseFfmpeg(words: readonly string[], inputs: readonly string[], comman
   }
   // A -f after the last file: ffmpeg ignores it, ffprobe would apply it to the input named before it.
   if (format !== undefined) throw refused(format, '-f comes before the file it describes.');
-  return out;
-}
-
-/** ImageMagick and GraphicsMagick: a small allowlist of options, task files and pattern generators. */
-function parseMagick(words: readonly string[], inputs: readonly string[], command: string): CommandWord[] {
-  const out: CommandWord[] = [];
-  let i = 0;
-  if (command === 'gm' || command === 'magick') {
-    const tool = words[0] ?? '';
-    if (MAGICK_TOOLS.has(tool)) {
-      out.push({ kind: 'text', value: tool });
-      i = 1;
-    } else if (command === 'gm') throw new CommandArgumentError('arguments', `gm arguments start with one of ${[...MAGICK_TOOLS].join(', ')}.`);
-  }
-  for (; i < words.length; i++) {
-    const word = words[i]!;
-    const ref = reference(word, inputs);
-    if (ref) {
-      out.push(ref);
-      continue;
-    }
-    if (/^[-+][a-z-]+$/.test(word)) {
-      const name = word.slice(1);
-      const count = Object.hasOwn(MAGICK_OPTIONS, name) ? MAGICK_OPTIONS[name]! : undefined;
-      if (count === undefined) throw refused(word, 'this option is not available (options here: see docs/security.md, "The command operation").');
-      out.push({ kind: 'text', value: word });
-      for (let n = 0; n < count; n++) {
-        const value = words[++i];
-        if (value === undefined || !/^[A-Za-z0-9.%x+!<>^#(),-]{1,64}$/.test(value)) throw refused(value ?? word, `${word} takes a geometry, a number, a name or a colour.`);
-        out.push({ kind: 'text', value });
-      }
-      continue;
-    }
-    const coder = /^([a-z-]+):([A-Za-z0-9#(),.%-]{0,64})$/.exec(word);
-    if (!coder || !MAGICK_CODERS.has(coder[1]!)) throw refused(word, 'a word is an allowed option, a task file (/input/<task>/<file>, /output/<file>) or a pattern (xc:white).');
-    out.push({ kind: 'text', value: word });
-  }
   return out;
 }
 

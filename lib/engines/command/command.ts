@@ -22,32 +22,20 @@
  */
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineConfig } from '../../kernel/config.js';
 import type { EngineCall, EngineResult, LocalFile, Produced } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
 import { formatOfFilename, mimeType } from '../core/formats.js';
-import { findExecutable, toolVersion } from '../core/probe.js';
 import { ffprobeExecutable } from '../core/shipped.js';
+import { graphicsMagickTool, imageMagickTool, magickSibling } from '../core/magick-detect.js';
+import { graphicsMagickEnvironment, imageMagickEnvironment } from './magick.js';
+import { MAGICK_TOOLS } from './magick-allowlist.js';
 import { runTool, ToolError, type ToolResult } from '../core/tool.js';
 
 export * from './command-arguments.js';
-import { familyOf, isOption, MAX_CAPTURED_OUTPUT, optionName, validateCommand, type CommandArgs } from './command-arguments.js';
-
-/** ImageMagick 7 and GraphicsMagick, when installed (the `command` operation's other engines). */
-export function magickTool(settings: Pick<EngineConfig, 'MAGICK_PATH'>): { file: string; version: string } | undefined {
-  const file = findExecutable(settings.MAGICK_PATH);
-  const version = file ? toolVersion(file, ['-version'], /Version: ImageMagick (\d+(?:\.\d+)+(?:-\d+)?)/) : undefined;
-  return file && version ? { file, version } : undefined;
-}
-
-export function graphicsMagickTool(settings: Pick<EngineConfig, 'GM_PATH'>): { file: string; version: string } | undefined {
-  const file = findExecutable(settings.GM_PATH);
-  const version = file ? toolVersion(file, ['version'], /GraphicsMagick (\d+(?:\.\d+)+)/) : undefined;
-  return file && version ? { file, version } : undefined;
-}
+import { familyOf, isOption, MAX_CAPTURED_OUTPUT, optionName, validateCommand, type CommandArgs, type CommandWord } from './command-arguments.js';
 
 /** The executable and leading arguments of a command here. */
-async function executable(call: EngineCall<CommandArgs>): Promise<{ file: string; lead: string[] }> {
+async function executable(call: EngineCall<CommandArgs>, words: readonly CommandWord[]): Promise<{ file: string; lead: string[]; env?: Record<string, string>; skip?: number }> {
   const { command } = call.payload;
   const missing = (what: string) => new EngineFailure('ENGINE_UNAVAILABLE', `${what} is not installed here.`);
   if (command === 'ffmpeg') {
@@ -62,12 +50,19 @@ async function executable(call: EngineCall<CommandArgs>): Promise<{ file: string
   }
   if (command === 'gm') {
     const gm = graphicsMagickTool(call.config);
-    if (!gm) throw missing('GraphicsMagick');
-    return { file: gm.file, lead: [] };
+    if ('missing' in gm) throw missing('GraphicsMagick');
+    return { file: gm.file, lead: [], env: graphicsMagickEnvironment(call.config) };
   }
-  const magick = magickTool(call.config);
-  if (!magick) throw missing('ImageMagick');
-  return { file: magick.file, lead: command === 'magick' ? [] : [command] };
+  const magick = imageMagickTool(call.config);
+  if ('missing' in magick) throw missing('ImageMagick');
+  const env = await imageMagickEnvironment(call.config, call.dir);
+  if (magick.major >= 7) return { file: magick.file, lead: command === 'magick' ? [] : [command], env };
+  // ImageMagick 6 has one executable per tool; `magick` there is `convert`, or the tool its first word names.
+  const first = words[0]?.kind === 'text' ? words[0].value : '';
+  const tool = command === 'magick' ? (MAGICK_TOOLS.has(first) ? first : 'convert') : command;
+  const file = magickSibling(magick, tool);
+  if (!file) throw missing(`ImageMagick's ${tool}`);
+  return { file, lead: [], env, ...(command === 'magick' && tool === first ? { skip: 1 } : {}) };
 }
 
 /** First bytes of text formats FFmpeg would follow to other files (playlists, concat lists, manifests). */
@@ -112,8 +107,9 @@ export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineR
   const refusedHere = call.tool.confinement.argumentsRefused;
   if (refusedHere) throw new EngineFailure('ENGINE_UNAVAILABLE', `${refusedHere}.`);
   const names = [...new Set(call.inputs.flatMap((f) => [f.taskId, ...(f.taskName ? [f.taskName] : [])]))];
-  const words = validateCommand(p, names);
-  const tool = await executable(call);
+  const checked = validateCommand(p, names);
+  const tool = await executable(call, checked);
+  const words = checked.slice(tool.skip ?? 0);
   const family = familyOf(p.command);
 
   const used = new Map<string, string>();
@@ -124,7 +120,8 @@ export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineR
       continue;
     }
     if (word.kind === 'output') {
-      args.push(call.output(word.file));
+      // ImageMagick and GraphicsMagick are told each file's coder (magick-arguments.ts).
+      args.push(`${word.coder ? `${word.coder}:` : ''}${call.output(word.file)}`);
       continue;
     }
     const file = call.inputs.find((f) => (f.taskName === word.task || f.taskId === word.task) && f.filename === word.file);
@@ -140,7 +137,7 @@ export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineR
       else if (p.command === 'ffprobe') args.splice(tool.lead.length, 0, '-protocol_whitelist', 'file');
     }
     used.set(file.path, word.text);
-    args.push(file.path);
+    args.push(word.coder ? `${word.coder}:${file.path}${word.frames ?? ''}` : file.path);
   }
 
   const outDir = path.dirname(call.output('x'));
@@ -152,6 +149,7 @@ export async function runCommand(call: EngineCall<CommandArgs>): Promise<EngineR
       keepOutput: MAX_CAPTURED_OUTPUT,
       okExitCodes: Array.from({ length: 255 }, (_, n) => n + 1),
       name: p.command,
+      ...(tool.env ? { env: tool.env } : {}),
     });
   } catch (err) {
     if (err instanceof ToolError) throw new EngineFailure('CONVERSION_FAILED', `${p.command} could not be run: ${err.message}.`, { cause: err });

@@ -14,7 +14,7 @@ import { findExecutable, realLocation, toolVersion } from './probe.js';
 import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, sevenZipWasm, shippedFfmpeg } from './shipped.js';
 import { imagemagickWasm } from './shipped.js';
 import { writesFeatures } from './media-builds.js';
-import { exiftoolWasm, ffprobeFound, ghostscriptWasm, qpdfTool, shippedFfmpeg } from './shipped.js';
+import { graphicsMagickTool, imageMagickTool } from './magick-detect.js';
 import { fontPackages } from './font-packages.js';
 
 /** One installed version of an engine. */
@@ -104,6 +104,12 @@ function withArguments(settings: EngineConfig, found: Installation): Installatio
   if (!found.versions.length) return found;
   const refused = confinement(settings).argumentsRefused;
   return refused ? { ...found, withheld: { arguments: refused } } : { ...found, features: [...(found.features ?? []), 'arguments'] };
+}
+
+/** A system tool offered to the `command` operation only (ImageMagick, GraphicsMagick): nothing without its `arguments`. */
+function commandOnly(settings: EngineConfig, found: { file: string; version: string } | { missing: string }): Installation {
+  if ('missing' in found) return { versions: [], missing: found.missing };
+  return withArguments(settings, confined(settings, { versions: [{ version: found.version, executable: found.file, variant: 'system' }] }));
 }
 
 export const ENGINES: readonly EngineDescriptor[] = [
@@ -254,11 +260,19 @@ export const ENGINES: readonly EngineDescriptor[] = [
   },
   {
     name: 'imagemagick',
-    description: 'ImageMagick in WebAssembly: the image formats sharp does not read or write (bmp, ico, psd, tga, netpbm, jp2, exr…), in a confined node child',
+    description:
+      'ImageMagick: convert on its WebAssembly build (the image formats sharp does not read or write: bmp, ico, psd, tga, netpbm, jp2, exr, camera RAW…), in a confined node child; the command operation on the system ImageMagick (convert, identify, magick)',
     detect(settings) {
+      // Two variants of one engine, as CloudConvert names it for both: the WebAssembly build (the
+      // default, convert) and the system tools (command only: each capability names its variant).
       const wasm = settings.SHIPPED_ENGINES ? imagemagickWasm() : undefined;
-      if (!wasm) return { versions: [], missing: '@imagemagick/magick-wasm is not installed (or SHIPPED_ENGINES is off)' };
-      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.imagemagick, executable: wasm.file, variant: 'wasm' }] });
+      const shipped: Installation = wasm
+        ? confined(settings, { versions: [{ version: BUNDLED_VERSIONS.imagemagick, executable: wasm.file, variant: 'wasm' }] })
+        : { versions: [], missing: '@imagemagick/magick-wasm is not installed (or SHIPPED_ENGINES is off)' };
+      const system = commandOnly(settings, imageMagickTool(settings));
+      const versions = [...shipped.versions, ...system.versions];
+      if (!versions.length) return { versions, missing: [shipped.missing, system.missing].filter(Boolean).join('; ') };
+      return { versions, features: system.features, withheld: system.withheld };
     },
   },
   {
@@ -280,5 +294,10 @@ export const ENGINES: readonly EngineDescriptor[] = [
       if (!fontPackages()) return { versions: [], missing: 'fonteditor-core and wawoff2 are not installed (npm ci)' };
       return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.fonteditor, variant: 'wasm' }] });
     },
+  },
+  {
+    name: 'graphicsmagick',
+    description: 'GraphicsMagick (the system one): the command operation only (gm)',
+    detect: (settings) => commandOnly(settings, graphicsMagickTool(settings)),
   },
 ];

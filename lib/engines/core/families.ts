@@ -48,8 +48,10 @@ export const ENGINE_FAMILY_OF = {
   native: 'image',
   exiftool: 'image',
   // ImageMagick in WebAssembly, beside sharp for the formats sharp lacks.
-  imagemagick: 'image',
   ffmpeg: 'media',
+  // The system ImageMagick and GraphicsMagick, for `command` only; no package ships them (not in PACKAGED).
+  imagemagick: 'image',
+  graphicsmagick: 'image',
   ghostscript: 'pdf',
   qpdf: 'pdf',
   // OCR renders PDF pages with Ghostscript and assembles with qpdf: it runs beside them.

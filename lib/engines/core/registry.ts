@@ -30,6 +30,11 @@ export interface Capability {
   options: readonly string[];
   /** An installed part the capability needs (LibreOffice's calc or impress). */
   feature?: string;
+  /**
+   * The installed variant that runs it, when an engine has several that do different things (ImageMagick:
+   * `wasm` converts, `system` runs `command`); absent: any, the default first.
+   */
+  variant?: string;
   credits?: number;
 }
 
@@ -225,6 +230,7 @@ export class EngineRegistry {
       for (const capability of this.capabilities(engine)) {
         if (capability.operation !== operation) continue;
         if (capability.feature && !features?.includes(capability.feature)) continue;
+        if (capability.variant && !this.installation(engine).versions.some((v) => v.variant === capability.variant)) continue;
         out.push({ engine, capability });
       }
     }
@@ -341,7 +347,7 @@ export class EngineRegistry {
 
     if (!decide) return undefined;
     const chosen = candidates[0]!;
-    const versions = this.installation(chosen.engine).versions;
+    const versions = this.installation(chosen.engine).versions.filter((v) => !chosen.capability.variant || v.variant === chosen.capability.variant);
     const installed =
       request.engineVersion !== undefined ? versions.find((v) => versionMatches(v.version, String(request.engineVersion)))! : versions[0]!;
     return { engine: chosen.engine, version: installed.version, installed, capability: chosen.capability };

@@ -14,6 +14,7 @@
 import { FILTERS } from '../../engines/command/command-allowlist.js';
 import { CommandArgumentError, isOption, optionName, validateCommand, type CommandWord } from '../../engines/command/command-arguments.js';
 import { parseGraph } from '../../engines/command/command-graph.js';
+import { MAGICK_GENERATORS } from '../../engines/command/magick-allowlist.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { OperationName } from '../operations/index.js';
 
@@ -78,6 +79,10 @@ function commandRule(payload: Payload): SandboxProblem | undefined {
     throw err;
   }
   if (!words.some((w) => w.kind === 'input')) return refuse('name at least one input file as /input/<input task>/<file name>.');
+  // ImageMagick and GraphicsMagick: images made from their argument (xc:, gradient:, label:, pattern:…).
+  const magick = payload.engine !== 'ffmpeg';
+  const made = words.find((w) => magick && w.kind === 'text' && MAGICK_GENERATORS.has(/^([A-Za-z-]+):/.exec(w.value)?.[1]?.toLowerCase() ?? ''));
+  if (made) return refuse(`${(made as { value: string }).value} makes content of its own and is not available.`);
   for (let i = 1; i < words.length; i++) {
     const previous = words[i - 1]!;
     const word = words[i]!;

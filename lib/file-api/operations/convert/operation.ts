@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, WRITER_FORMATS } from '../../../engines/core/formats.js';
 import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
 import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/archive/formats.js';
+import { POSTSCRIPT_INPUTS, POSTSCRIPT_OUTPUTS } from '../../../engines/pdf/postscript-formats.js';
 import { defineOperation } from '../framework/define.js';
 import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_CODEC_NAMES } from '../../../engines/core/media-formats.js';
 import { mediaOptionProblems } from '../../../engines/media/options.js';
@@ -71,7 +72,12 @@ export const convert = defineOperation({
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
-      ghostscript: [{ inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] }],
+      ghostscript: [
+        { inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
+        // PostScript runs under -dSAFER with a time and page limit (lib/engines/pdf/postscript.ts).
+        { inputs: POSTSCRIPT_INPUTS, outputs: ['png', 'jpg', 'webp', 'tiff', 'pdf'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
+        { inputs: ['pdf'], outputs: POSTSCRIPT_OUTPUTS, options: ['pages'] },
+      ],
       libreoffice: [
         { inputs: WRITER_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'writer', credits: 2 },
         { inputs: CALC_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'calc', credits: 2 },
@@ -81,7 +87,7 @@ export const convert = defineOperation({
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
         { inputs: ['html'], outputs: ['png', 'jpg'], options: [...CAPTURE_SCREENSHOT_OPTIONS, ...CAPTURE_COMMON] },
       ],
-      imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'] }],
+      imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'], variant: 'wasm' }],
       // One per output format, offered where the installed build writes it (lib/engines/core/media-formats.ts).
       ffmpeg: FFMPEG_CAPABILITIES,
       archivetool: [{ inputs: ARCHIVE_INPUT_FORMATS, outputs: ARCHIVE_OUTPUT_FORMATS, options: ['password'] }],
