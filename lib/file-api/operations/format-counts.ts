@@ -55,16 +55,17 @@ export interface MissingFormats {
 }
 
 /**
- * The formats no installed engine offers here that a missing engine, or a missing part of an installed
- * one (LibreOffice without Calc), would: by engine, grouped by family, with the registry's reason.
+ * The formats an operation lacks here that a missing engine, or a missing part of an installed one
+ * (LibreOffice without Calc), would add to it: by engine, grouped by family, with the registry's reason.
  */
 export function missingFormats(registry: EngineRegistry): MissingFormats[] {
-  const present = new Set(registry.rows().flatMap((r) => [r.inputFormat, r.outputFormat]).filter((f): f is string => Boolean(f)));
+  // By operation: a format convert lacks is missing even where another operation (metadata) reads it.
+  const present = new Set(registry.rows().flatMap((r) => [`${r.operation}\0${r.inputFormat}`, `${r.operation}\0${r.outputFormat}`]));
   const out: MissingFormats[] = [];
   for (const { name } of registry.descriptors()) {
     const installation = registry.installation(name);
     const absent = installation.versions.length === 0;
-    const byReason = new Map<string, string[]>();
+    const byReason = new Map<string, Array<{ operation: string; format: string }>>();
     for (const capability of registry.capabilities(name)) {
       const lacking = capability.feature && !installation.features?.includes(capability.feature) ? capability.feature : undefined;
       if (!absent && !lacking) continue;
@@ -72,14 +73,15 @@ export function missingFormats(registry: EngineRegistry): MissingFormats[] {
         ? (installation.missing ?? 'not available')
         : (installation.withheld?.[lacking!] ?? `${name} has no ${lacking} here`);
       const formats = [capability.inputs, capability.outputs].flatMap((list) => (Array.isArray(list) ? list : []));
-      byReason.set(reason, [...(byReason.get(reason) ?? []), ...formats]);
+      byReason.set(reason, [...(byReason.get(reason) ?? []), ...formats.map((format) => ({ operation: capability.operation, format }))]);
     }
     for (const [reason, formats] of byReason) {
       const families: Record<string, string[]> = {};
-      for (const format of new Set(formats)) {
-        if (present.has(format)) continue;
-        (families[formatFamily(format)] ??= []).push(format);
+      for (const { operation, format } of formats) {
+        const family = (families[formatFamily(format)] ??= []);
+        if (!present.has(`${operation}\0${format}`) && !family.includes(format)) family.push(format);
       }
+      for (const [family, list] of Object.entries(families)) if (!list.length) delete families[family];
       if (Object.keys(families).length) out.push({ engine: name, reason, families });
     }
   }
