@@ -4,12 +4,13 @@
  * `alternative` (the official SDKs' name) and `alternatives` both list the non-default engines, the
  * rows are computed once per registry, and the format counts (`npm run formats`) are those of the rows.
  */
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import type { EngineDescriptor } from '#lib/engines/core/catalog.js';
 import { EngineRegistry } from '#lib/engines/core/registry.js';
 import { FORMAT_FAMILIES, formatFamily } from '#lib/engines/core/format-families.js';
-import { discover } from '#lib/file-api/operations/discovery.js';
+import { discover, discoveryResponse } from '#lib/file-api/operations/discovery.js';
 import { countFormats, missingFormats } from '#lib/file-api/operations/format-counts.js';
 
 const engines: EngineDescriptor[] = [
@@ -29,6 +30,7 @@ const offers = {
   ],
   order: { convert: ['sharp', 'ffmpeg', 'libreoffice', 'fonts'] },
 };
+const FORMATS = Array.from({ length: 40 }, (_, i) => `f${i}`);
 const registry = () => new EngineRegistry(parseEngineConfig({}), offers, engines);
 
 describe('discovery rows', () => {
@@ -88,5 +90,33 @@ describe('format counts', () => {
       'audio', 'audio', 'video', 'video', 'archive', 'archive', 'font', 'font', 'ebook', 'spreadsheet', 'presentation', 'vector', 'cad', 'other',
     ]);
     expect(FORMAT_FAMILIES).toContain('other');
+  });
+});
+
+describe('the discovery answer', () => {
+  const many = new EngineRegistry(
+    parseEngineConfig({}),
+    {
+      capabilities: [{ engine: 'bench', operation: 'convert', inputs: FORMATS, outputs: FORMATS, options: ['quality', 'width', 'height', 'fit', 'pages'] }],
+      order: { convert: ['bench'] },
+    },
+    [{ name: 'bench', description: '', detect: () => ({ versions: [{ version: '1.0' }] }) }],
+  );
+
+  it('is gzipped when large and the client takes gzip (a Lambda answer may not exceed 6 MB), plain otherwise', async () => {
+    const rows = discover({ include: 'options,engine_versions' }, { restrictTo: 'convert', registry: many });
+    expect(rows.length).toBe(FORMATS.length ** 2);
+    const zipped = await discoveryResponse(rows, 'gzip, deflate, br');
+    expect(zipped.headers).toMatchObject({ 'content-encoding': 'gzip', 'content-type': 'application/json', vary: 'accept-encoding' });
+    const text = gunzipSync(zipped.body as Buffer).toString('utf8');
+    expect(JSON.parse(text)).toEqual({ data: rows });
+    expect((zipped.body as Buffer).length).toBeLessThan(text.length / 10);
+    for (const accept of [undefined, 'identity', 'gzip;q=0', 'br']) {
+      const plain = await discoveryResponse(rows, accept);
+      expect(plain.headers?.['content-encoding']).toBeUndefined();
+      expect(JSON.parse(plain.body as string)).toEqual({ data: rows });
+    }
+    const small = await discoveryResponse(rows.slice(0, 3), 'gzip');
+    expect(small.headers?.['content-encoding']).toBeUndefined();
   });
 });

@@ -5,7 +5,10 @@
  * defaults and possible values). The rows are made once per registry (the process has one) and
  * each request filters them; `meta.group` is the family of the format a row produces, as CloudConvert's.
  */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import * as z from 'zod';
+import type { HttpResponse } from '../../http/types.js';
 import { formatFamily } from '../../engines/core/format-families.js';
 import { normalizeFormat } from '../../engines/core/formats.js';
 import { versionMatches, type EngineRegistry, type EngineRow, type EngineVersionView } from '../../engines/core/registry.js';
@@ -163,4 +166,32 @@ export function discover(query: DiscoveryQuery, opts: { restrictTo?: string; reg
     });
   }
   return out;
+}
+
+/**
+ * Answers from this size on are gzipped for a client that takes gzip: a Lambda answer may not exceed
+ * 6 MB, and 1,500 pairs with their options come near (bench/discovery.ts measures it); the rows'
+ * repetition makes them 20 to 50 times smaller.
+ */
+const GZIP_FROM_BYTES = 256 * 1024;
+const gzipped = promisify(gzip);
+
+/** Whether an Accept-Encoding takes gzip (`gzip`, `x-gzip` or `*`, with a q above 0). */
+function takesGzip(acceptEncoding: string | undefined): boolean {
+  const q = new Map<string, number>();
+  for (const item of (acceptEncoding ?? '').toLowerCase().split(',')) {
+    const [coding, ...params] = item.split(';').map((p) => p.trim());
+    if (!coding) continue;
+    const weight = params.find((p) => p.startsWith('q='));
+    q.set(coding, weight ? Number(weight.slice(2)) : 1);
+  }
+  return (q.get('gzip') ?? q.get('x-gzip') ?? q.get('*') ?? 0) > 0;
+}
+
+/** The HTTP answer of discovery's routes: `{ data: rows }`, gzipped when large and the client takes it. */
+export async function discoveryResponse(rows: OperationView[], acceptEncoding: string | undefined): Promise<HttpResponse> {
+  const text = JSON.stringify({ data: rows });
+  const headers: Record<string, string> = { 'content-type': 'application/json', vary: 'accept-encoding' };
+  if (text.length < GZIP_FROM_BYTES || !takesGzip(acceptEncoding)) return { status: 200, headers, body: text };
+  return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await gzipped(text, { level: 6 }) };
 }
