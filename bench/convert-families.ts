@@ -14,6 +14,7 @@
  * issue 29 names; adjust `bare` to the engine module's defaults when those land.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -40,6 +41,8 @@ export interface FamilyRow {
   /** The same conversion, bare: reads `input`, writes `output`. */
   bare(input: string, output: string, tools: Tools): Promise<void>;
 }
+
+let magickReady: Promise<void> | undefined;
 
 const ffmpegOf = (tools: Tools) => tools.executable('ffmpeg') ?? 'ffmpeg';
 
@@ -105,8 +108,9 @@ export const FAMILY_ROWS: FamilyRow[] = [
     output: 'png',
     bare: async (input, output) => {
       const magick = await import('@imagemagick/magick-wasm');
-      // The 32-bit build: the x64 one is memory64, which Node 20 does not compile.
-      await magick.initializeImageMagick(readFileSync(require.resolve('@imagemagick/magick-wasm/magick.wasm')));
+      // Loaded once, as a warm engine would have it; the 32-bit build (the x64 one is memory64, which Node 20 does not compile).
+      magickReady ??= magick.initializeImageMagick(readFileSync(require.resolve('@imagemagick/magick-wasm/magick.wasm')));
+      await magickReady;
       const written = magick.ImageMagick.read(readFileSync(input), (image) => image.write(magick.MagickFormat.Png, (data) => Buffer.from(data)));
       writeFileSync(output, written);
     },
@@ -115,13 +119,14 @@ export const FAMILY_ROWS: FamilyRow[] = [
     family: 'archive (7-zip)',
     input: async () => {
       const { zipSync } = await import('fflate');
-      const files = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`docs/part-${i}.txt`, Buffer.from(`line ${i}\n`.repeat(20_000))]));
+      // Text that compresses as text does, not to nothing: random words.
+      const files = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`docs/part-${i}.txt`, Buffer.from(randomBytes(60_000).toString('hex').replace(/(.{7})/g, '$1 '))]));
       return { filename: 'bundle.zip', data: Buffer.from(zipSync(files)) };
     },
     output: '7z',
     bare: async (input, output) => {
-      const { default: SevenZip } = (await import('7z-wasm')) as unknown as { default: () => Promise<SevenZipModule> };
-      const z = await SevenZip();
+      const { default: SevenZip } = (await import('7z-wasm')) as unknown as { default: (o: Record<string, unknown>) => Promise<SevenZipModule> };
+      const z = await SevenZip({ print: () => {}, printErr: () => {} });
       z.FS.writeFile('/in.zip', readFileSync(input));
       z.callMain(['x', '/in.zip', '-o/x', '-y']);
       z.callMain(['a', '-t7z', '/out.7z', '/x/*']);
