@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
+import { bundledChromium } from '../lib/engines/chrome/unpacked.js';
 import type { Emulator } from '../local/emulator.js';
 import { cloudConvertClient } from '../test/support/cloudconvert.js';
 import { median } from './measure.js';
@@ -104,7 +105,7 @@ export async function engineScenarios(platform: Emulator, site: { origin: string
   const { default: puppeteer } = await import('puppeteer-core');
   chromium.setGraphicsMode = false;
   const browser = await puppeteer.launch({
-    executablePath: await chromium.executablePath(),
+    executablePath: (await bundledChromium()).executablePath,
     args: chromium.args.filter((a) => a !== '--single-process'),
     headless: 'shell',
   });

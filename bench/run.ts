@@ -9,6 +9,8 @@ import path from 'node:path';
 import { startEmulator } from '../local/emulator.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
+import { familyConversions } from './convert-families.js';
+import { discoveryScenario } from './discovery.js';
 import { engineScenarios, startBenchSite } from './engines.js';
 import { callGoals, engineGoals, goalLines, graphqlGoals, largeFileGoals, pipelineGoals, type Goal } from './goals.js';
 import { graphqlThroughput } from './graphql.js';
@@ -26,7 +28,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /**
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
  * hops (with calls per job), pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
- * large. Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
+ * large, discovery (GET /v2/convert/formats), families (one conversion per format family against its engine run bare).
+ * Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const wanted = (section: string) => ONLY.size === 0 || ONLY.has(section);
@@ -113,6 +116,12 @@ try {
     goals.push(...engineGoals(engines));
   }
   if (wanted('shipped')) ratios.push(...(await shippedEngineRatios()));
+  if (wanted('discovery')) {
+    const discovery = await discoveryScenario(platform, { requests: REQUESTS, concurrency: CONCURRENCY });
+    rows.push(...discovery.rows);
+    ratios.push(...discovery.lines);
+  }
+  if (wanted('families')) ratios.push(...(await familyConversions(platform)));
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
     ratios.push(

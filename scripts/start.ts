@@ -4,13 +4,16 @@
  * under .data/ (DATA_DIR). Prints the base URL and a development API key (API_KEY, when set, is
  * used as that key). The Google APIs are open (any token) unless GOOGLE_AUTH_MODE=enforced; the
  * banner says which, lists the engines found (with versions) and the missing ones with how to add
- * them, as the functions see them (the same settings), and what confinement they run under. Ctrl-C
+ * them, as the functions see them (the same settings), the formats counted (`npm run formats` for
+ * them per family) with the format families missing here and how to add them, and what confinement
+ * they run under. Ctrl-C
  * stops everything.
  */
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import { confinement } from '#lib/engines/core/confine.js';
 import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { confinementBannerLine, engineBannerLines } from '../local/engine-setup.js';
+import { formatReport, missingFamilyLines } from '../local/format-report.js';
 import { googleAuthBanner, startEmulator } from '../local/emulator.js';
 
 const port = Number(process.env.PORT ?? 4000);
@@ -39,6 +42,7 @@ const platform = await startEmulator({
 });
 
 const engineSettings = parseEngineConfig({ ...process.env, ...platform.env });
+const engines = newEngineRegistry(engineSettings);
 console.log(`
   ready in ${((Date.now() - started) / 1000).toFixed(1)} s
   base URL     ${platform.baseUrl}
@@ -51,7 +55,8 @@ console.log(`
   account      ${platform.baseUrl}/account   (npm run users -- create …, or users -- password 1 for this account)
   API key      ${platform.apiKey}   (every scope: file API and Google APIs)
   data         ${dataDir}/
-${engineBannerLines(newEngineRegistry(engineSettings)).join('\n')}
+${engineBannerLines(engines).join('\n')}
+${missingFamilyLines(formatReport(engines)).join('\n')}
 ${confinementBannerLine(confinement(engineSettings), '  confinement  ')}
 `);
 

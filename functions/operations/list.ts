@@ -4,9 +4,8 @@
  * `alternatives=true` for the non-default engines too.
  */
 import { fileApiRoute } from '#lib/wiring/file-api.js';
-import { json } from '#lib/http/types.js';
-import { discover, discoveryQuery } from '#lib/file-api/operations/discovery.js';
+import { discover, discoveryQuery, discoveryResponse } from '#lib/file-api/operations/discovery.js';
 
 export const handler = fileApiRoute({ scope: 'task.read', body: 'none', schemas: { query: discoveryQuery } }, async (req) =>
-  json(200, { data: discover(req.query) }),
+  discoveryResponse(discover(req.query), req.headers['accept-encoding']),
 );

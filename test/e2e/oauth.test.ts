@@ -9,7 +9,7 @@
  * would; authorization codes live OAUTH_CODE_SECONDS = 5 here, so the expiry test waits 6 s.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import chromium from '@sparticuz/chromium';
+import { bundledChromium } from '#lib/engines/chrome/unpacked.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,7 +81,7 @@ beforeAll(async () => {
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }));
 
   userDataDir = mkdtempSync(path.join(tmpdir(), 'oauth-e2e-browser-'));
-  browser = await puppeteer.launch({ executablePath: await chromium.executablePath(), headless: true, userDataDir, args: CHROMIUM_FLAGS });
+  browser = await puppeteer.launch({ executablePath: (await bundledChromium()).executablePath, headless: true, userDataDir, args: CHROMIUM_FLAGS });
 }, 300_000);
 
 afterAll(async () => {

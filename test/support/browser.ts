@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import chromium from '@sparticuz/chromium';
+import { bundledChromium } from '#lib/engines/chrome/unpacked.js';
 import puppeteer, { type Browser } from 'puppeteer-core';
 
 const CHROMIUM_FLAGS = [
@@ -20,7 +20,7 @@ const CHROMIUM_FLAGS = [
 /** Starts a browser with a profile of its own; `close` ends it and removes the profile. */
 export async function launchBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'e2e-browser-'));
-  const browser = await puppeteer.launch({ executablePath: await chromium.executablePath(), headless: true, userDataDir, args: CHROMIUM_FLAGS });
+  const browser = await puppeteer.launch({ executablePath: (await bundledChromium()).executablePath, headless: true, userDataDir, args: CHROMIUM_FLAGS });
   return {
     browser,
     async close() {

@@ -24,6 +24,7 @@ import { EngineFailure } from '../core/errors.js';
 import type { InstalledVersion } from '../core/catalog.js';
 import { policyOf } from '../core/policy.js';
 import { startGuardedProxy, type GuardedProxy } from './guarded-proxy.js';
+import { bundledChromium } from './unpacked.js';
 
 
 interface Running {
@@ -69,13 +70,17 @@ async function launch(installed: InstalledVersion, config: Config, log: Logger):
   });
   let executablePath: string;
   let args: string[];
+  let env = browserEnv();
   if (installed.variant === 'system') {
     executablePath = installed.executable!;
     args = [...SYSTEM_FLAGS];
   } else {
     const { default: chromium } = await import('@sparticuz/chromium');
     chromium.setGraphicsMode = false;
-    executablePath = await chromium.executablePath();
+    // Unpacked into a folder of its own version, never whatever another program left in the temp folder.
+    const unpacked = await bundledChromium();
+    executablePath = unpacked.executablePath;
+    env = { ...env, ...unpacked.env };
     args = chromium.args.filter((flag) => !UNWANTED_FLAGS.includes(flag));
   }
   args.push(
@@ -108,7 +113,7 @@ async function launch(installed: InstalledVersion, config: Config, log: Logger):
     browser = await puppeteer.launch({
       executablePath,
       args,
-      env: browserEnv(),
+      env,
       userDataDir,
       headless: installed.variant === 'system' ? true : 'shell',
       defaultViewport: null,

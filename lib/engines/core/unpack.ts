@@ -91,8 +91,9 @@ async function digestOf(file: string): Promise<string | undefined> {
 /**
  * `dir`, made 0700 if absent; refused unless it and its parent (in a shared temp folder, where another
  * user could have made it first) are folders of this user, which nobody else may then write or enter.
+ * Never the temp folder itself: `dir` is a folder below a folder of this user's (`engine-tools-<uid>`).
  */
-async function ownFolder(dir: string): Promise<void> {
+export async function ownFolder(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   for (const folder of [path.dirname(dir), dir]) {
     const stat = await lstat(folder);

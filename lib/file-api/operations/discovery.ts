@@ -2,11 +2,16 @@
  * Discovery (`GET /v2/operations`, `GET /v2/convert/formats`): what this installation can run, one
  * row per operation, input format, output format and engine, generated from the engine registry (only
  * installed engines) and the operation schemas that validate the requests (the options, their types,
- * defaults and possible values).
+ * defaults and possible values). The rows are made once per registry (the process has one) and
+ * each request filters them; `meta.group` is the family of the format a row produces, as CloudConvert's.
  */
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import * as z from 'zod';
-import { formatGroup, normalizeFormat } from '../../engines/core/formats.js';
-import { versionMatches, type EngineRegistry, type EngineRow } from '../../engines/core/registry.js';
+import type { HttpResponse } from '../../http/types.js';
+import { formatFamily } from '../../engines/core/format-families.js';
+import { normalizeFormat } from '../../engines/core/formats.js';
+import { versionMatches, type EngineRegistry, type EngineRow, type EngineVersionView } from '../../engines/core/registry.js';
 import { engineRegistry } from './engines.js';
 import type { OperationDefinition } from './framework/define.js';
 import { operationDefinition, operationNames } from './index.js';
@@ -20,6 +25,8 @@ export const discoveryQuery = z.looseObject({
   'filter[engine_version]': z.string().trim().min(1).optional(),
   include: z.string().optional(),
   alternatives: z.enum(['true', 'false', '1', '0']).optional(),
+  /** The official SDKs' name for it (the Java SDK's `alternative`). */
+  alternative: z.enum(['true', 'false', '1', '0']).optional(),
 });
 export type DiscoveryQuery = z.infer<typeof discoveryQuery>;
 
@@ -76,6 +83,60 @@ function optionsOf(spec: OperationDefinition | undefined, names: readonly string
 
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
+/** One row, computed once per registry; what a request gets is a copy of `view`. */
+interface Entry {
+  view: OperationView;
+  isDefault: boolean;
+  versions: EngineVersionView[];
+  spec: OperationDefinition | undefined;
+  optionNames: readonly string[] | undefined;
+}
+
+/** The options of an operation's rows, by operation and the capability's option names: many rows share them. */
+const optionViews = new Map<string, OptionView[]>();
+function optionsFor(entry: Entry): OptionView[] {
+  const key = `${entry.view.operation}\0${entry.optionNames?.join(',') ?? '*'}`;
+  let views = optionViews.get(key);
+  if (!views) optionViews.set(key, (views = optionsOf(entry.spec, entry.optionNames)));
+  return views;
+}
+
+/**
+ * Every row this registry answers with, before filters: its engines are probed once, and the rows
+ * (1,500 and more pairs) are made once per process, not per request.
+ */
+const entriesOf = new WeakMap<EngineRegistry, Entry[]>();
+function entries(registry: EngineRegistry): Entry[] {
+  const cached = entriesOf.get(registry);
+  if (cached) return cached;
+  const specs = new Map<string, OperationDefinition>(operationNames().map((name) => [name, operationDefinition(name)!]));
+  const rows: Array<EngineRow | { operation: string; inputFormat: null; outputFormat: null; engine: null; capability?: undefined; isDefault?: undefined }> = [
+    ...registry.rows(),
+  ];
+  // Operations without engines (imports, exports): one row each, no formats.
+  const served = new Set(rows.map((r) => r.operation));
+  for (const name of specs.keys()) if (!served.has(name)) rows.push({ operation: name, inputFormat: null, outputFormat: null, engine: null });
+  const built = rows.map((row): Entry => ({
+    view: {
+      operation: row.operation,
+      input_format: row.inputFormat,
+      output_format: row.outputFormat,
+      engine: row.engine,
+      credits: row.capability ? (row.capability.credits ?? 1) : 0,
+      deprecated: false,
+      experimental: false,
+      // CloudConvert groups a pair by what it produces (3gp → mp3 is `audio`).
+      meta: { group: formatFamily(row.outputFormat ?? row.inputFormat) },
+    },
+    isDefault: row.isDefault ?? true,
+    versions: row.engine ? registry.versions(row.engine) : [],
+    spec: specs.get(row.operation),
+    optionNames: row.capability?.options,
+  }));
+  entriesOf.set(registry, built);
+  return built;
+}
+
 /** The discovery rows for a query, `restrictTo` an operation for `/v2/convert/formats`. */
 export function discover(query: DiscoveryQuery, opts: { restrictTo?: string; registry?: EngineRegistry } = {}): OperationView[] {
   const registry = opts.registry ?? engineRegistry();
@@ -86,36 +147,51 @@ export function discover(query: DiscoveryQuery, opts: { restrictTo?: string; reg
   const engine = query['filter[engine]'];
   const version = query['filter[engine_version]'];
   // Non-default engines only on request (or when asked for by name or version).
-  const alternatives = truthy(query.alternatives) || engine !== undefined || version !== undefined;
-
-  const specs = new Map<string, OperationDefinition>(operationNames().map((name) => [name, operationDefinition(name)!]));
-  const rows: Array<EngineRow | { operation: string; inputFormat: null; outputFormat: null; engine: null }> = [...registry.rows()];
-  // Operations without engines (imports, exports): one row each, no formats.
-  const served = new Set(rows.map((r) => r.operation));
-  for (const name of specs.keys()) if (!served.has(name)) rows.push({ operation: name, inputFormat: null, outputFormat: null, engine: null });
+  const alternatives = truthy(query.alternatives) || truthy(query.alternative) || engine !== undefined || version !== undefined;
 
   const out: OperationView[] = [];
-  for (const row of rows) {
+  for (const entry of entries(registry)) {
+    const row = entry.view;
     if (operation !== undefined && row.operation !== operation) continue;
-    if (input !== undefined && row.inputFormat !== input) continue;
-    if (output !== undefined && row.outputFormat !== output) continue;
+    if (input !== undefined && row.input_format !== input) continue;
+    if (output !== undefined && row.output_format !== output) continue;
     if (engine !== undefined && row.engine !== engine) continue;
-    if (row.engine !== null && 'isDefault' in row && !row.isDefault && !alternatives) continue;
-    const versions = row.engine ? registry.versions(row.engine) : [];
-    if (version !== undefined && !versions.some((v) => versionMatches(v.version, version))) continue;
-    const capability = 'capability' in row ? row.capability : undefined;
+    if (!entry.isDefault && !alternatives) continue;
+    if (version !== undefined && !entry.versions.some((v) => versionMatches(v.version, version))) continue;
     out.push({
-      operation: row.operation,
-      input_format: row.inputFormat,
-      output_format: row.outputFormat,
-      engine: row.engine,
-      credits: capability ? (capability.credits ?? 1) : 0,
-      deprecated: false,
-      experimental: false,
-      meta: { group: formatGroup(row.inputFormat ?? row.outputFormat) },
-      ...(include.has('options') ? { options: optionsOf(specs.get(row.operation), capability?.options) } : {}),
-      ...(include.has('engine_versions') ? { engine_versions: versions } : {}),
+      ...row,
+      meta: { ...row.meta },
+      ...(include.has('options') ? { options: optionsFor(entry) } : {}),
+      ...(include.has('engine_versions') ? { engine_versions: entry.versions.map((v) => ({ ...v })) } : {}),
     });
   }
   return out;
+}
+
+/**
+ * Answers from this size on are gzipped for a client that takes gzip: a Lambda answer may not exceed
+ * 6 MB, and 1,500 pairs with their options come near (bench/discovery.ts measures it); the rows'
+ * repetition makes them 20 to 50 times smaller.
+ */
+const GZIP_FROM_BYTES = 256 * 1024;
+const gzipped = promisify(gzip);
+
+/** Whether an Accept-Encoding takes gzip (`gzip`, `x-gzip` or `*`, with a q above 0). */
+function takesGzip(acceptEncoding: string | undefined): boolean {
+  const q = new Map<string, number>();
+  for (const item of (acceptEncoding ?? '').toLowerCase().split(',')) {
+    const [coding, ...params] = item.split(';').map((p) => p.trim());
+    if (!coding) continue;
+    const weight = params.find((p) => p.startsWith('q='));
+    q.set(coding, weight ? Number(weight.slice(2)) : 1);
+  }
+  return (q.get('gzip') ?? q.get('x-gzip') ?? q.get('*') ?? 0) > 0;
+}
+
+/** The HTTP answer of discovery's routes: `{ data: rows }`, gzipped when large and the client takes it. */
+export async function discoveryResponse(rows: OperationView[], acceptEncoding: string | undefined): Promise<HttpResponse> {
+  const text = JSON.stringify({ data: rows });
+  const headers: Record<string, string> = { 'content-type': 'application/json', vary: 'accept-encoding' };
+  if (text.length < GZIP_FROM_BYTES || !takesGzip(acceptEncoding)) return { status: 200, headers, body: text };
+  return { status: 200, headers: { ...headers, 'content-encoding': 'gzip' }, body: await gzipped(text, { level: 6 }) };
 }
