@@ -58,8 +58,6 @@ const BY_EXTENSION: Record<string, string> = {
   wbmp: 'image/vnd.wap.wbmp',
   dpx: 'image/x-dpx',
   miff: 'image/x-miff',
-  eps: 'application/postscript',
-  ps: 'application/postscript',
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
   ogg: 'audio/ogg',
