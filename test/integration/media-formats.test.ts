@@ -290,6 +290,17 @@ ffmpeg.describe('options', () => {
   });
 });
 
+ffmpeg.describe('inputs without what the output needs', () => {
+  it('a video without sound to an audio format is INVALID_INPUT, saying so', async () => {
+    const file = path.join(dir, 'silent.mp4');
+    execFileSync(shippedFfmpeg()!.file, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=s=64x48:r=10:d=1', ...H264, file]);
+    made.set('silent', readFileSync(file));
+    const { call, remove } = engineCall<ConvertArgs>('ffmpeg', 'convert', { output_format: 'mp3' }, [{ filename: 'silent.mp4', data: made.get('silent')!, format: 'mp4' }]);
+    const refused = await convertMedia(call).catch((err: unknown) => err).finally(remove);
+    expect(refused).toMatchObject({ name: 'EngineFailure', code: 'INVALID_INPUT', message: 'silent.mp4 has no sound to write as mp3.' });
+  });
+});
+
 ffmpeg.describe('frame bombs', () => {
   // 64×48 frames (3,072 pixels) against a limit of 3,000: every container's decoder refuses them before decoding.
   it.each(VIDEO_INPUTS.filter((f) => f !== 'dv').map((f) => [f]))('%s frames over MAX_IMAGE_PIXELS are refused', async (from) => {
