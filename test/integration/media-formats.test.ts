@@ -22,6 +22,8 @@ import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { SNIFF_BYTES, sniffFormat } from '#lib/engines/core/formats.js';
 import { engineCall } from '../support/engine-call.js';
 import { engine, requires } from '../support/requires.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { base64, startEngineHarness } from './engines-harness.js';
 
 const ffmpeg = requires(engine('ffmpeg'));
 let dir: string;
@@ -322,5 +324,29 @@ ffmpeg.describe('files without an extension', () => {
   };
   it.each(Object.entries(SNIFFED))('a %s file is sniffed as %s', (format, sniffed) => {
     expect(sniffFormat(make(format).subarray(0, SNIFF_BYTES))).toBe(sniffed);
+  });
+});
+
+ffmpeg.describe('at task creation', () => {
+  it('a media option the output format does not take, or an output the build does not write, is a 422 naming the field', async () => {
+    const h = await startEngineHarness();
+    const fields = async (task: Record<string, unknown>) => {
+      try {
+        await h.run({ clip: base64(make('flv'), 'clip.flv'), t: { operation: 'convert', input: 'clip', input_format: 'flv', ...task } });
+      } catch (err) {
+        if (err instanceof ApiError) return Object.keys(err.fields ?? {});
+        throw err;
+      }
+      return [];
+    };
+    try {
+      expect(await fields({ output_format: 'mp3', video_codec: 'x264' })).toEqual(['tasks.t.video_codec']);
+      expect(await fields({ output_format: 'webm', audio_codec: 'aac' })).toEqual(['tasks.t.audio_codec']);
+      expect(await fields({ output_format: 'amr', audio_frequency: 44100 })).toEqual(['tasks.t.audio_frequency']);
+      // AMR-NB: an output of the static build only (Debian's FFmpeg has no encoder for it).
+      expect(await fields({ output_format: 'amr' })).toEqual(writes().includes('amr') ? [] : ['tasks.t.output_format']);
+    } finally {
+      await h.close();
+    }
   });
 });
