@@ -22,6 +22,8 @@ import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { SNIFF_BYTES, sniffFormat } from '#lib/engines/core/formats.js';
 import { engineCall } from '../support/engine-call.js';
 import { engine, requires } from '../support/requires.js';
+import { ApiError } from '#lib/kernel/errors.js';
+import { base64, startEngineHarness } from './engines-harness.js';
 
 const ffmpeg = requires(engine('ffmpeg'));
 let dir: string;
@@ -290,6 +292,17 @@ ffmpeg.describe('options', () => {
   });
 });
 
+ffmpeg.describe('inputs without what the output needs', () => {
+  it('a video without sound to an audio format is INVALID_INPUT, saying so', async () => {
+    const file = path.join(dir, 'silent.mp4');
+    execFileSync(shippedFfmpeg()!.file, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=s=64x48:r=10:d=1', ...H264, file]);
+    made.set('silent', readFileSync(file));
+    const { call, remove } = engineCall<ConvertArgs>('ffmpeg', 'convert', { output_format: 'mp3' }, [{ filename: 'silent.mp4', data: made.get('silent')!, format: 'mp4' }]);
+    const refused = await convertMedia(call).catch((err: unknown) => err).finally(remove);
+    expect(refused).toMatchObject({ name: 'EngineFailure', code: 'INVALID_INPUT', message: 'silent.mp4 has no sound to write as mp3.' });
+  });
+});
+
 ffmpeg.describe('frame bombs', () => {
   // 64×48 frames (3,072 pixels) against a limit of 3,000: every container's decoder refuses them before decoding.
   it.each(VIDEO_INPUTS.filter((f) => f !== 'dv').map((f) => [f]))('%s frames over MAX_IMAGE_PIXELS are refused', async (from) => {
@@ -311,5 +324,29 @@ ffmpeg.describe('files without an extension', () => {
   };
   it.each(Object.entries(SNIFFED))('a %s file is sniffed as %s', (format, sniffed) => {
     expect(sniffFormat(make(format).subarray(0, SNIFF_BYTES))).toBe(sniffed);
+  });
+});
+
+ffmpeg.describe('at task creation', () => {
+  it('a media option the output format does not take, or an output the build does not write, is a 422 naming the field', async () => {
+    const h = await startEngineHarness();
+    const fields = async (task: Record<string, unknown>) => {
+      try {
+        await h.run({ clip: base64(make('flv'), 'clip.flv'), t: { operation: 'convert', input: 'clip', input_format: 'flv', ...task } });
+      } catch (err) {
+        if (err instanceof ApiError) return Object.keys(err.fields ?? {});
+        throw err;
+      }
+      return [];
+    };
+    try {
+      expect(await fields({ output_format: 'mp3', video_codec: 'x264' })).toEqual(['tasks.t.video_codec']);
+      expect(await fields({ output_format: 'webm', audio_codec: 'aac' })).toEqual(['tasks.t.audio_codec']);
+      expect(await fields({ output_format: 'amr', audio_frequency: 44100 })).toEqual(['tasks.t.audio_frequency']);
+      // AMR-NB: an output of the static build only (Debian's FFmpeg has no encoder for it).
+      expect(await fields({ output_format: 'amr' })).toEqual(writes().includes('amr') ? [] : ['tasks.t.output_format']);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -45,11 +45,16 @@ function inputOptions(p: ConvertArgs, maxPixels: number): string[] {
   return [...(start > 0 ? ['-ss', String(start)] : []), '-max_pixels', String(Math.min(maxPixels, 2 ** 31 - 1))];
 }
 
+/** Seconds from `trim_start` to `trim_end`, when both ends are known. */
+function trimmedLength(p: ConvertArgs): number | undefined {
+  if (p.trim_end === undefined) return undefined;
+  return seconds(p.trim_end) - (p.trim_start === undefined ? 0 : seconds(p.trim_start));
+}
+
 /** Output options: how long (`trim_end`, from `trim_start`). */
 function lengthOptions(p: ConvertArgs): string[] {
-  if (p.trim_end === undefined) return [];
-  const start = p.trim_start === undefined ? 0 : seconds(p.trim_start);
-  return ['-t', String(seconds(p.trim_end) - start)];
+  const length = trimmedLength(p);
+  return length === undefined ? [] : ['-t', String(length)];
 }
 
 function videoOutput(executable: string, spec: MediaOutput, p: ConvertArgs): string[] {
@@ -79,8 +84,19 @@ function outputArgs(executable: string, to: string, p: ConvertArgs): string[] {
   return [...streams, '-sn', '-dn', ...(spec.args ?? []), '-f', spec.muxer];
 }
 
-/** The frame size of a decoder's refusal of a frame over `-max_pixels`, if this line is one. */
+/** A decoder's refusal of a frame over `-max_pixels` (with the frame size), and an output with nothing to write. */
 const REFUSED_FRAME = /Picture size (\d+)x(\d+) exceeds specified max pixel count/;
+const NO_STREAM = /Output file #\d+ does not contain any stream/;
+
+/** What FFmpeg's error output says went wrong, as the engine's own failure. */
+function failure(lines: { refusal?: RegExpExecArray; empty?: boolean }, filename: string, to: string, limit: number, cause: unknown): EngineFailure | undefined {
+  if (lines.refusal) {
+    const [, width, height] = lines.refusal;
+    return new EngineFailure('IMAGE_TOO_LARGE', `${filename} has frames of ${width} × ${height} pixels; frames of up to ${limit} pixels are decoded (MAX_IMAGE_PIXELS).`, { cause });
+  }
+  if (lines.empty) return new EngineFailure('INVALID_INPUT', `${filename} has no ${MEDIA_OUTPUTS[to]?.kind === 'audio' ? 'sound' : 'video or sound'} to write as ${to}.`, { cause });
+  return undefined;
+}
 
 export async function convertMedia(call: EngineCall<ConvertArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
@@ -92,13 +108,15 @@ export async function convertMedia(call: EngineCall<ConvertArgs>): Promise<Engin
   const limit = call.config.MAX_IMAGE_PIXELS;
   const args = [...inputOptions(p, limit), ...inputArgs(input!.path, input!.format), '-map_metadata', '0'];
   args.push(...lengthOptions(p), ...outputArgs(executable, to, p), out);
-  const seen: { refusal?: RegExpExecArray | null } = {};
+  const seen: { refusal?: RegExpExecArray; empty?: boolean } = {};
+  const watch = (line: string) => {
+    seen.refusal ??= REFUSED_FRAME.exec(line) ?? undefined;
+    seen.empty ||= NO_STREAM.test(line);
+  };
   try {
-    await ffmpeg(call, args, undefined, (line) => (seen.refusal ??= REFUSED_FRAME.exec(line) ?? undefined));
+    await ffmpeg(call, args, trimmedLength(p), watch);
   } catch (err) {
-    if (!seen.refusal || !(err instanceof ToolError)) throw err;
-    const [, width, height] = seen.refusal;
-    throw new EngineFailure('IMAGE_TOO_LARGE', `${input!.filename} has frames of ${width} × ${height} pixels; frames of up to ${limit} pixels are decoded (MAX_IMAGE_PIXELS).`, { cause: err });
+    throw (err instanceof ToolError && failure(seen, input!.filename, to, limit, err)) || err;
   }
   return { files: [{ path: out, filename: name!, contentType: mimeType(to) }] };
 }
