@@ -84,6 +84,11 @@ describe('archive/extract', () => {
     });
   }
 
+  it('makes entry names safe: control characters and bidirectional controls removed', async () => {
+    const task = await extract(zipOf({ 'bad\u0007na\u202eme.txt': 'x', 'di\u001br/ok.txt': 'y' }), 'names.zip');
+    expect(await contents(task)).toEqual({ 'badname.txt': 'x', 'dir/ok.txt': 'y' });
+  });
+
   it('extracts cpio, ar and deb archives', async () => {
     const flat = { 'one.txt': 'one\n', 'two.txt': 'two\n' };
     expect(await contents(await extract(cpioOf(flat), 'flat.cpio'))).toEqual(flat);

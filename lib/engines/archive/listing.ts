@@ -19,32 +19,62 @@ export interface ArchiveEntry {
   encrypted: boolean;
 }
 
-/** The entries of `7zz l -slt` output (the blocks after its `----------` line). */
-export function parseListing(stdout: string): ArchiveEntry[] {
-  const at = stdout.indexOf('\n----------\n');
-  if (at < 0) return [];
-  const entries: ArchiveEntry[] = [];
-  for (const block of stdout.slice(at + 12).split(/\n\s*\n/)) {
-    const fields = new Map<string, string>();
-    for (const line of block.split('\n')) {
-      const eq = line.indexOf(' = ');
-      if (eq > 0) fields.set(line.slice(0, eq).trim(), line.slice(eq + 3));
-      else if (line.endsWith(' =')) fields.set(line.slice(0, -2).trim(), '');
+/** The fields an entry needs (a listing has a dozen more per entry, not kept). */
+const KEPT = new Set(['Path', 'Folder', 'Size', 'Mode', 'Attributes', 'Encrypted', 'Symbolic Link', 'Hard Link', 'Copy Link', 'Link']);
+
+function entryOf(fields: Map<string, string>): ArchiveEntry | undefined {
+  const name = fields.get('Path');
+  if (name === undefined) return undefined;
+  const mode = `${fields.get('Mode') ?? ''} ${fields.get('Attributes') ?? ''}`;
+  const link = ['Symbolic Link', 'Hard Link', 'Copy Link', 'Link'].map((k) => fields.get(k)).find((v) => v) ?? (/(?:^|\s)l[rwx-]{9}/.test(mode) ? '' : undefined);
+  const size = fields.get('Size');
+  return {
+    path: name,
+    folder: fields.get('Folder') === '+' || /(?:^|\s)d[rwx-]{9}/.test(mode) || /^D/.test(fields.get('Attributes') ?? ''),
+    size: size ? Number(size) : undefined,
+    link,
+    encrypted: fields.get('Encrypted') === '+',
+  };
+}
+
+/**
+ * Reads `7zz l -slt` output line by line, as 7-Zip writes it: the blocks after its `----------` line
+ * are the entries. Kept one line at a time, so that a listing of millions of entries is stopped once
+ * `entries` is past the limit, without holding its text.
+ */
+export class ListingReader {
+  readonly entries: ArchiveEntry[] = [];
+  private started = false;
+  private fields = new Map<string, string>();
+
+  line(text: string): void {
+    if (!this.started) {
+      this.started = text === '----------';
+      return;
     }
-    const name = fields.get('Path');
-    if (name === undefined) continue;
-    const mode = `${fields.get('Mode') ?? ''} ${fields.get('Attributes') ?? ''}`;
-    const link = ['Symbolic Link', 'Hard Link', 'Copy Link', 'Link'].map((k) => fields.get(k)).find((v) => v) ?? (/(?:^|\s)l[rwx-]{9}/.test(mode) ? '' : undefined);
-    const size = fields.get('Size');
-    entries.push({
-      path: name,
-      folder: fields.get('Folder') === '+' || /(?:^|\s)d[rwx-]{9}/.test(mode) || /^D/.test(fields.get('Attributes') ?? ''),
-      size: size ? Number(size) : undefined,
-      link,
-      encrypted: fields.get('Encrypted') === '+',
-    });
+    if (text.trim() === '') return this.end();
+    const eq = text.indexOf(' = ');
+    const key = eq > 0 ? text.slice(0, eq).trim() : text.endsWith(' =') ? text.slice(0, -2).trim() : undefined;
+    if (key === undefined || !KEPT.has(key)) return;
+    // A new `Path` without a blank line before it still starts a new entry.
+    if (key === 'Path' && this.fields.has('Path')) this.end();
+    this.fields.set(key, eq > 0 ? text.slice(eq + 3) : '');
   }
-  return entries;
+
+  /** Ends the entry being read (also at the end of the output). */
+  end(): void {
+    const entry = entryOf(this.fields);
+    if (entry) this.entries.push(entry);
+    this.fields = new Map();
+  }
+}
+
+/** The entries of a whole `7zz l -slt` output. */
+export function parseListing(stdout: string): ArchiveEntry[] {
+  const reader = new ListingReader();
+  for (const line of stdout.split('\n')) reader.line(line);
+  reader.end();
+  return reader.entries;
 }
 
 /** Whether a name from an archive leaves the folder it is extracted into. */

@@ -21,7 +21,8 @@ export interface SevenZipRun {
   tree?: boolean;
   maxWriteBytes?: number;
   password?: string;
-  captureStdout?: boolean;
+  /** Each line of 7-Zip's output, as it comes (nothing of it is kept). */
+  onStdoutLine?: (line: string) => void;
 }
 
 /** How a failed run reads: what the caller turns into a task failure. */
@@ -56,7 +57,7 @@ export async function runSevenZip(place: ToolPlace, run: SevenZipRun): Promise<T
     ...(writes ? {} : { secretArg: { before: [run.command], prefix: '-p', secret: run.password ?? randomBytes(18).toString('base64url') } }),
   };
   try {
-    return await runWasm('7-Zip', engineModule(), spec, { ...place, captureStdout: run.captureStdout });
+    return await runWasm('7-Zip', engineModule(), spec, { ...place, onStdoutLine: run.onStdoutLine });
   } catch (err) {
     if (!(err instanceof ToolError) || err.exitCode === null) throw err;
     const said = err.stderr;

@@ -11,7 +11,7 @@ import { EngineFailure } from '../core/errors.js';
 import { checkArchiveTotals } from '../core/limits.js';
 import type { ToolPlace } from '../core/tool.js';
 import { isCompressedTar, SINGLE_FILE } from './formats.js';
-import { checkEntries, parseListing, type ArchiveEntry } from './listing.js';
+import { checkEntries, ListingReader, type ArchiveEntry } from './listing.js';
 import { hasEncryptedHeaders, runSevenZip, SevenZipError } from './sevenzip.js';
 
 /** `password`: the archive's, when it is encrypted (CloudConvert's archive/extract field). */
@@ -43,12 +43,21 @@ async function failure(err: unknown, input: LocalFile, file: string, password: s
 /** Lists `file` and refuses it before extraction when it is unsafe or too large. */
 async function listChecked(call: EngineCall<ArchivePasswordArgs>, input: LocalFile, file: string): Promise<ArchiveEntry[]> {
   const password = call.payload.password;
-  let entries: ArchiveEntry[];
+  // Read as it comes, and stopped past the entry limit: a listing of millions of entries is never held.
+  const reader = new ListingReader();
+  const stop = new AbortController();
+  const signal = AbortSignal.any([call.tool.signal, stop.signal]);
+  const onStdoutLine = (line: string) => {
+    reader.line(line);
+    if (reader.entries.length > call.config.ARCHIVE_MAX_ENTRIES && !stop.signal.aborted) stop.abort();
+  };
   try {
-    entries = parseListing((await runSevenZip(call.tool, { command: 'l', args: ['-slt', file], inputs: [file], password, captureStdout: true })).stdout);
+    await runSevenZip({ ...call.tool, signal }, { command: 'l', args: ['-slt', file], inputs: [file], password, onStdoutLine });
   } catch (err) {
-    throw await failure(err, input, file, password);
+    if (!stop.signal.aborted || call.tool.signal.aborted) throw await failure(err, input, file, password);
   }
+  reader.end();
+  const entries = reader.entries;
   const totals = checkEntries(input.filename, entries);
   checkArchiveTotals(input.filename, totals, input.size, call.config);
   if (password === undefined && entries.some((e) => e.encrypted)) {
