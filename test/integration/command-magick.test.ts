@@ -16,6 +16,7 @@ import { imageMagickTool } from '#lib/engines/core/magick-detect.js';
 import { resetProbes } from '#lib/engines/core/probe.js';
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import { command as commandOperation } from '#lib/file-api/operations/command/operation.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';
 
@@ -130,6 +131,18 @@ describe('ImageMagick detection', () => {
 });
 
 const im = requires(engine('imagemagick'), commandOffered());
+
+requires(engine('imagemagick'), engine('graphicsmagick')).describe('ImageMagick and GraphicsMagick are offered to command only fully confined', () => {
+  it('without bubblewrap the engines are found but their arguments are withheld, with the reason', () => {
+    const registry = newEngineRegistry(parseEngineConfig({ ...process.env, BWRAP_PATH: '/nonexistent/bwrap' }));
+    for (const name of ['imagemagick', 'graphicsmagick']) {
+      const installation = registry.installation(name);
+      expect(installation.versions.length, name).toBeGreaterThan(0);
+      expect(installation.features ?? []).not.toContain('arguments');
+      expect(installation.withheld?.arguments).toContain('bubblewrap');
+    }
+  });
+});
 const gm = requires(engine('graphicsmagick'), commandOffered());
 
 async function png(width: number, height: number): Promise<Buffer> {
@@ -177,6 +190,11 @@ im.describe('ImageMagick commands on task files', () => {
     expect(result.files).toEqual([]);
     expect(String(result.metadata!.output).trim()).toBe('40 x 20 PNG');
     expect(String(result.metadata!.output)).not.toContain(c.workDir);
+  });
+
+  it('magick identify is identify (ImageMagick 7: one executable; 6: the identify beside convert)', async () => {
+    const { result } = await run('imagemagick', { engine: 'imagemagick', command: 'magick', arguments: 'identify -format "%w,%h" /input/import-1/a.png', capture_output: true });
+    expect(String(result.metadata!.output).trim()).toBe('40,20');
   });
 
   it('reads a file by the coder its arguments name, not by its bytes: an MVG drawing named a.png is no drawing', async () => {
