@@ -17,6 +17,7 @@ import { resetProbes } from '#lib/engines/core/probe.js';
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import { command as commandOperation } from '#lib/file-api/operations/command/operation.js';
 import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { discover } from '#lib/file-api/operations/discovery.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';
 
@@ -141,6 +142,15 @@ requires(engine('imagemagick'), engine('graphicsmagick')).describe('ImageMagick 
       expect(installation.features ?? []).not.toContain('arguments');
       expect(installation.withheld?.arguments).toContain('bubblewrap');
     }
+  });
+});
+
+requires(engine('imagemagick'), engine('graphicsmagick'), commandOffered()).describe('command in discovery', () => {
+  it('lists command on the imagemagick and graphicsmagick engines (ffmpeg is the default row; the others are alternatives, or asked for by engine)', () => {
+    const registry = newEngineRegistry(parseEngineConfig(process.env));
+    const rows = discover({ 'filter[operation]': 'command', alternatives: 'true' }, { registry });
+    expect(new Set(rows.map((r) => r.engine))).toEqual(new Set(['ffmpeg', 'imagemagick', 'graphicsmagick']));
+    expect(discover({ 'filter[operation]': 'command', 'filter[engine]': 'graphicsmagick' }, { registry }).length).toBeGreaterThan(0);
   });
 });
 const gm = requires(engine('graphicsmagick'), commandOffered());
