@@ -16,6 +16,8 @@ import { imageMagickTool } from '#lib/engines/core/magick-detect.js';
 import { resetProbes } from '#lib/engines/core/probe.js';
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import { command as commandOperation } from '#lib/file-api/operations/command/operation.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { discover } from '#lib/file-api/operations/discovery.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { commandOffered, engine, requires } from '../support/requires.js';
 
@@ -130,6 +132,27 @@ describe('ImageMagick detection', () => {
 });
 
 const im = requires(engine('imagemagick'), commandOffered());
+
+requires(engine('imagemagick'), engine('graphicsmagick')).describe('ImageMagick and GraphicsMagick are offered to command only fully confined', () => {
+  it('without bubblewrap the engines are found but their arguments are withheld, with the reason', () => {
+    const registry = newEngineRegistry(parseEngineConfig({ ...process.env, BWRAP_PATH: '/nonexistent/bwrap' }));
+    for (const name of ['imagemagick', 'graphicsmagick']) {
+      const installation = registry.installation(name);
+      expect(installation.versions.length, name).toBeGreaterThan(0);
+      expect(installation.features ?? []).not.toContain('arguments');
+      expect(installation.withheld?.arguments).toContain('bubblewrap');
+    }
+  });
+});
+
+requires(engine('imagemagick'), engine('graphicsmagick'), commandOffered()).describe('command in discovery', () => {
+  it('lists command on the imagemagick and graphicsmagick engines (ffmpeg is the default row; the others are alternatives, or asked for by engine)', () => {
+    const registry = newEngineRegistry(parseEngineConfig(process.env));
+    const rows = discover({ 'filter[operation]': 'command', alternatives: 'true' }, { registry });
+    expect(new Set(rows.map((r) => r.engine))).toEqual(new Set(['ffmpeg', 'imagemagick', 'graphicsmagick']));
+    expect(discover({ 'filter[operation]': 'command', 'filter[engine]': 'graphicsmagick' }, { registry }).length).toBeGreaterThan(0);
+  });
+});
 const gm = requires(engine('graphicsmagick'), commandOffered());
 
 async function png(width: number, height: number): Promise<Buffer> {
@@ -177,6 +200,11 @@ im.describe('ImageMagick commands on task files', () => {
     expect(result.files).toEqual([]);
     expect(String(result.metadata!.output).trim()).toBe('40 x 20 PNG');
     expect(String(result.metadata!.output)).not.toContain(c.workDir);
+  });
+
+  it('magick identify is identify (ImageMagick 7: one executable; 6: the identify beside convert)', async () => {
+    const { result } = await run('imagemagick', { engine: 'imagemagick', command: 'magick', arguments: 'identify -format "%w,%h" /input/import-1/a.png', capture_output: true });
+    expect(String(result.metadata!.output).trim()).toBe('40,20');
   });
 
   it('reads a file by the coder its arguments name, not by its bytes: an MVG drawing named a.png is no drawing', async () => {

@@ -17,6 +17,9 @@ import { ghostscriptWasm } from '#lib/engines/core/shipped.js';
 import { resetProbes } from '#lib/engines/core/probe.js';
 import type { PdfArgs } from '#lib/engines/pdf/ghostscript.js';
 import { ghostscriptConvert } from '#lib/engines/pdf/postscript.js';
+import { discover } from '#lib/file-api/operations/discovery.js';
+import { newEngineRegistry } from '#lib/file-api/operations/engines.js';
+import { parseEngineConfig } from '#lib/kernel/config.js';
 import { engineCall, type HandCall, type TestInput } from '../support/engine-call.js';
 import { optionalBuild, tool } from '../support/requires.js';
 
@@ -148,6 +151,15 @@ function suite(variant: Variant) {
     expect(err).toMatchObject({ code: 'TOO_MANY_PAGES' });
   });
 }
+
+describe('PostScript in discovery', () => {
+  it('lists eps, ps and ai to images and PDF, and PDF to eps and ps, on the Ghostscript engine', () => {
+    const registry = newEngineRegistry(parseEngineConfig(process.env));
+    const rows = discover({ 'filter[operation]': 'convert', 'filter[engine]': 'ghostscript' }, { registry }).map((r) => `${r.input_format}>${r.output_format}`);
+    for (const from of ['eps', 'ps', 'ai']) for (const to of ['png', 'jpg', 'webp', 'tiff', 'pdf']) expect(rows).toContain(`${from}>${to}`);
+    expect(rows).toEqual(expect.arrayContaining(['pdf>eps', 'pdf>ps']));
+  });
+});
 
 describe('PostScript with the WebAssembly Ghostscript, on a fresh machine’s PATH', () => suite('wasm'));
 optionalBuild(tool('gs')).describe('PostScript with the system Ghostscript', () => suite('system'));

@@ -14,7 +14,7 @@ import { planJob, validateTask } from '#lib/file-api/tasks/plan.js';
 import type { TaskService } from '#lib/file-api/tasks/service.js';
 import type { TaskStore } from '#lib/file-api/records/store.js';
 import { useTaskBackends, wireTasks } from '../support/task-harness.js';
-import { commandOffered, requires } from '../support/requires.js';
+import { commandOffered, engine, requires } from '../support/requires.js';
 
 const log = createLogger({}, { level: 'silent' });
 const backends = useTaskBackends();
@@ -134,6 +134,14 @@ commands.describe('command sources in the sandbox', () => {
     expectJobRefused({ gen: { ...cmd('-f lavfi sine=d=1'), command: 'ffprobe' } }, 'tasks.gen.arguments'));
   it('refuses a command with no input file at all', () =>
     expectJobRefused({ in: importTask, gen: cmd('-f lavfi -i sine=d=1 /output/o.wav', 'in') }, 'tasks.gen.arguments'));
+});
+
+// ImageMagick's generators make content like -f lavfi does.
+requires(engine('imagemagick'), commandOffered()).describe('ImageMagick generators in the sandbox', () => {
+  const im = (args: string) => ({ operation: 'command', engine: 'imagemagick', command: 'convert', arguments: args, input: 'in' });
+  it('refuses a canvas beside a whitelisted input', () =>
+    expectJobRefused({ in: imageImport, gen: im('-size 30000x30000 xc:white /input/in/logo.png -composite /output/o.png') }, 'tasks.gen.arguments'));
+  it('refuses a label', () => expectJobRefused({ in: imageImport, gen: im('/input/in/logo.png label:free -append /output/o.png') }, 'tasks.gen.arguments'));
 });
 
 describe('what the sandbox still takes', () => {
