@@ -10,6 +10,7 @@ import { startEmulator } from '../local/emulator.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
 import { engineScenarios, startBenchSite } from './engines.js';
+import { fontRatios } from './fonts.js';
 import { callGoals, engineGoals, goalLines, graphqlGoals, largeFileGoals, pipelineGoals, type Goal } from './goals.js';
 import { graphqlThroughput } from './graphql.js';
 import { hopBreakdown, hopTracing } from './hops.js';
@@ -113,6 +114,8 @@ try {
     goals.push(...engineGoals(engines));
   }
   if (wanted('shipped')) ratios.push(...(await shippedEngineRatios()));
+  // BENCH_ONLY=fonts: a TTF → WOFF2 job and the font engine's child against bare wawoff2 (bench/fonts.ts).
+  if (wanted('fonts')) ratios.push(...(await fontRatios(platform)));
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
     ratios.push(
