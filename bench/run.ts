@@ -12,6 +12,7 @@ import { coldStartReport } from './cold-start.js';
 import { familyConversions } from './convert-families.js';
 import { discoveryScenario } from './discovery.js';
 import { engineScenarios, startBenchSite } from './engines.js';
+import { fontRatios } from './fonts.js';
 import { callGoals, engineGoals, goalLines, graphqlGoals, largeFileGoals, pipelineGoals, type Goal } from './goals.js';
 import { graphqlThroughput } from './graphql.js';
 import { hopBreakdown, hopTracing } from './hops.js';
@@ -122,6 +123,8 @@ try {
     ratios.push(...discovery.lines);
   }
   if (wanted('families')) ratios.push(...(await familyConversions(platform)));
+  // BENCH_ONLY=fonts: a TTF → WOFF2 job and the font engine's child against bare wawoff2 (bench/fonts.ts).
+  if (wanted('fonts')) ratios.push(...(await fontRatios(platform)));
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
     ratios.push(

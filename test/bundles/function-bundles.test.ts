@@ -62,6 +62,8 @@ describe('function bundles', () => {
       chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],
       office: ['sharp'],
     };
+    // The font engine's packages, read by its node child from their folders (lib/engines/core/font-packages.ts).
+    own.image!.push('wawoff2', 'fonteditor-core');
     const engineFunctions = (yml.custom as Record<string, any>).engineFunctions as Record<string, string>;
     for (const [name, family] of Object.entries(engineFunctions)) {
       const { externals } = await bundleOf(`${yml.functions[name]!.handler.replace(/\.handler$/, '')}.ts`);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exiftool-vendored', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', '@uswriting/exiftool', '7z-wasm'];
 /** Engine modules: everything under lib/engines but what definitions may read (formats, registry, catalog, detection). */
-const ENGINE_CODE = /lib\/engines\/(?!(?:core\/(?:formats|registry|catalog|families|probe|shipped|unpack|ocr-detect|confine|config|call|errors|policy)|command\/(?:command-arguments|command-allowlist|command-graph)|metadata\/metadata-tags|archive\/formats)\.ts$)/;
+const ENGINE_CODE = /lib\/engines\/(?!(?:core\/(?:formats|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|confine|config|call|errors|policy)|font\/formats|command\/(?:command-arguments|command-allowlist|command-graph)|metadata\/metadata-tags|archive\/formats)\.ts$)/;
 
 async function inputsOf(entry: string): Promise<{ files: string[]; externals: string[] }> {
   const result = await build({

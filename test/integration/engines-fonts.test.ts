@@ -144,6 +144,17 @@ describe('fonts with the fonteditor engine', () => {
   }, 120_000);
 });
 
+describe('EOT inputs', () => {
+  it('reads an EOT whose font data is XOR-obfuscated (TTEMBED_XORENCRYPTDATA)', async () => {
+    const eot = Buffer.from(inputs.eot);
+    const size = eot.readUInt32LE(4);
+    eot.writeUInt32LE(eot.readUInt32LE(12) | 0x1000_0000, 12);
+    for (let i = eot.length - size; i < eot.length; i++) eot[i]! ^= 0x50;
+    const t = await h.run({ eot: base64(eot, 'hidden.eot'), woff2: { operation: 'convert', input: 'eot', output_format: 'woff2' } });
+    expect(read(await h.file(t.woff2!), 'woff2')).toMatchObject({ type: 'WOFF2', glyphs: 4, family: FAMILY, advanceA: ADVANCE_A });
+  }, 60_000);
+});
+
 /** A WOFF 1.0 file of one table whose directory entry says `origLength`, its data `data` deflated. */
 function woffWith(data: Buffer, origLength: number): Buffer {
   const packed = deflateSync(data);

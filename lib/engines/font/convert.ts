@@ -42,7 +42,9 @@ export async function convertFont(call: EngineCall<{ output_format?: string }>):
 /** Runs the child on `job`; a font it could not read is INVALID_INPUT with its reason. */
 async function runFontChild(job: FontJob, folders: string[], place: ToolOptions, filename: string): Promise<void> {
   try {
-    await runTool(process.execPath, ['--input-type=module', '--no-warnings', '-e', CHILD, JSON.stringify(job)], {
+    // A bounded heap: fonteditor-core holds every glyph of a CFF font as objects while it converts them,
+    // and a font within MAX_FONT_BYTES fits; past it the child dies alone (a failed conversion).
+    await runTool(process.execPath, ['--input-type=module', '--no-warnings', '--max-old-space-size=1024', '-e', CHILD, JSON.stringify(job)], {
       ...place,
       name: 'fonteditor',
       readOnly: [...(place.readOnly ?? []), ...folders, path.dirname(process.execPath)],
