@@ -7,9 +7,22 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exiftool-vendored', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', '@uswriting/exiftool', '7z-wasm'];
-/** Engine modules: everything under lib/engines but what definitions may read (formats, registry, catalog, detection). */
-const ENGINE_CODE = /lib\/engines\/(?!(?:core\/(?:formats|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|confine|config|call|errors|policy)|font\/formats|command\/(?:command-arguments|command-allowlist|command-graph)|metadata\/metadata-tags|archive\/formats)\.ts$)/;
+const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exiftool-vendored', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', '@uswriting/exiftool', '7z-wasm', '@imagemagick/magick-wasm', 'wawoff2', 'fonteditor-core'];
+/**
+ * What definitions may read under lib/engines (formats, option checks, registry, catalog, detection):
+ * data and probes, never an engine's code. Everything else there is engine code.
+ */
+const DEFINITION_READS = [
+  'core/(?:formats|format-families|media-formats|media-builds|magick-detect|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|confine|config|call|errors|policy)',
+  'command/(?:command-arguments|command-allowlist|command-graph|magick-arguments|magick-allowlist)',
+  'metadata/metadata-tags',
+  'archive/formats',
+  'font/formats',
+  'image/(?:magick-formats|camera-formats)',
+  'pdf/postscript-formats',
+  'media/options',
+];
+const ENGINE_CODE = new RegExp(`lib/engines/(?!(?:${DEFINITION_READS.join('|')})\\.ts$)`);
 
 async function inputsOf(entry: string): Promise<{ files: string[]; externals: string[] }> {
   const result = await build({
