@@ -24,3 +24,5 @@ export const handler = engineFunctionHandler('image', implementations, typeof __
  * packages are named here, in a branch that never runs, for this function only.
  */
 if (Date.now() < 0) void Promise.all([import('@ffprobe-installer/ffprobe'), import('@uswriting/exiftool')]);
+/** ImageMagick in WebAssembly (lib/engines/image/magick.ts) is read as files too: named here for this function only. */
+if (Date.now() < 0) void import('@imagemagick/magick-wasm');
