@@ -28,3 +28,5 @@ export const handler = engineFunctionHandler('image', implementations, typeof __
 if (Date.now() < 0) void Promise.all([import('@ffprobe-installer/ffprobe'), import('@uswriting/exiftool'), import('7z-wasm')]);
 /** The font engine's packages (lib/engines/font/packages.ts), found by their files the same way. */
 if (Date.now() < 0) void Promise.all([import('wawoff2'), import('fonteditor-core')]);
+/** ImageMagick in WebAssembly (lib/engines/image/magick.ts) is read as files too: named here for this function only. */
+if (Date.now() < 0) void import('@imagemagick/magick-wasm');

@@ -198,6 +198,27 @@ async function engineFamilies({ gateway, apiKey, problems, say, api, check, runJ
     check(read.type === 'WOFF2' && read.familyName === 'Packaged Probe' && read.numGlyphs === 2, `the WOFF2 reads as ${read.type} ${read.familyName} with ${read.numGlyphs} glyphs`);
     return `job ${jobId} finished; fontkit reads the WOFF2`;
   });
+  await family('image (BMP → PNG on imagemagick)', offers('convert', 'imagemagick', 'bmp'), async () => {
+    const out = await runJob({
+      in: { operation: 'import/base64', file: bmp24(40, 30).toString('base64'), filename: 'scan.bmp' },
+      png: { operation: 'convert', input: 'in', output_format: 'png' },
+      out: { operation: 'export/url', input: 'png' },
+    });
+    const m = await sharp(out.bytes).metadata();
+    check(m.format === 'png' && m.width === 40 && m.height === 30, `BMP → PNG is ${m.format} ${m.width}×${m.height}, want png 40×30`);
+    return `job ${out.jobId} finished; ${out.file.filename}, ${m.format} ${m.width}×${m.height}`;
+  });
+}
+
+/** A 24-bit BMP of one colour, written by hand (no image engine at hand in this script). */
+function bmp24(width: number, height: number): Buffer {
+  const stride = Math.ceil((width * 3) / 4) * 4;
+  const bmp = Buffer.alloc(54 + stride * height, 0x80);
+  bmp.fill(0, 0, 54).write('BM', 0, 'latin1');
+  // (offset, value, bytes) of the file header and the 40-byte info header; the rest stays 0.
+  const fields: Array<[number, number, number]> = [[2, bmp.length, 4], [10, 54, 4], [14, 40, 4], [18, width, 4], [22, height, 4], [26, 1, 2], [28, 24, 2], [34, stride * height, 4]];
+  for (const [at, value, bytes] of fields) bmp.writeUIntLE(value, at, bytes);
+  return bmp;
 }
 
 async function uploadForm({ say, api, check }: Scenario): Promise<void> {

@@ -341,15 +341,16 @@ describe('engine choice', () => {
       }
       throw new Error('expected a 422');
     };
-    expect(await fields({ operation: 'convert', output_format: 'webp', engine: 'imagemagick' })).toEqual({
+    expect(await fields({ operation: 'convert', output_format: 'webp', engine: 'gimp' })).toEqual({
       // The input's format is not known before the import has run: every engine that makes webp.
-      'tasks.t.engine': ['There is no engine imagemagick for convert; choose one of: sharp, ghostscript.'],
+      'tasks.t.engine': ['There is no engine gimp for convert; choose one of: sharp, ghostscript, imagemagick.'],
     });
     expect(await fields({ operation: 'optimize', input_format: 'pdf', engine: 'sharp' })).toEqual({
       'tasks.t.engine': ['The engine sharp cannot run optimize from pdf; choose one of: ghostscript, qpdf.'],
     });
     expect(await fields({ operation: 'convert', input_format: 'jpg', output_format: 'webp', engine_version: '0.1' })).toEqual({
-      'tasks.t.engine_version': [`There is no version 0.1 of the engine sharp; choose one of: ${BUNDLED_VERSIONS.sharp}.`],
+      // imagemagick makes jpg → webp too, after sharp.
+      'tasks.t.engine_version': [`There is no version 0.1 of the engines for convert; choose one of: sharp ${BUNDLED_VERSIONS.sharp}, imagemagick ${BUNDLED_VERSIONS.imagemagick}.`],
     });
     expect(await fields({ operation: 'convert', output_format: 'webp', engine_version: '0.1' })).toEqual({
       'tasks.t.engine_version': [expect.stringMatching(new RegExp(`^There is no version 0.1 of the engines for convert; choose one of: sharp ${BUNDLED_VERSIONS.sharp}, ghostscript \\d`))],

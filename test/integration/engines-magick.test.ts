@@ -250,6 +250,7 @@ describe('imagemagick options', () => {
       { name: 'low.tga', bytes: tga, to: 'jpg', options: { quality: 10 } },
       { name: 'high.tga', bytes: tga, to: 'jpg', options: { quality: 95 } },
       { name: 'photo.png', bytes: png, to: 'webp' },
+      { name: 'icon.tga', bytes: tga, to: 'ico' },
     ]);
     for (const name of ['max.tga', 'crop.tga', 'scale.tga', 'grey.tga', 'low.tga', 'high.tga']) finished(t[name], name);
     expectPicture(await sharpPixels(await h.file(t['max.tga']!)), 'png', { width: 320, height: 240 });
@@ -261,6 +262,8 @@ describe('imagemagick options', () => {
     expect({ channels: grey.channels, space: grey.space }).toEqual({ channels: 1, space: 'b-w' });
     expect((await h.file(t['low.tga']!)).length).toBeLessThan((await h.file(t['high.tga']!)).length);
     expect(t['photo.png']).toMatchObject({ status: 'finished', engine: 'sharp' });
+    // An icon holds at most 256 × 256 pixels: a larger picture is made to fit.
+    expectPicture(await ffmpegPixels(await h.saveTo(dir, t['icon.tga']!)), 'ico', { width: 256, height: 192 });
   }, 120_000);
 
   it('reads what sharp reads too when only ImageMagick writes the output (jpg, png, webp, avif, tiff, gif → tga)', async () => {

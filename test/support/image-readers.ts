@@ -6,7 +6,7 @@
  * Each gives the pixels as sharp's raw RGB, so that the tests compare them one way.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -55,7 +55,8 @@ export async function ghostscriptPixels(file: string, page?: { width: number; he
   try {
     const input = path.join(dir, path.basename(file));
     writeFileSync(input, readFileSync(file));
-    const out = path.join(dir, 'page.png');
+    const out = path.join(dir, 'out', 'page.png');
+    mkdirSync(path.dirname(out));
     const media = page ? ['-dFIXEDMEDIA', `-dDEVICEWIDTHPOINTS=${page.width}`, `-dDEVICEHEIGHTPOINTS=${page.height}`] : ['-dEPSCrop'];
     const args = ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', ...media, '-sDEVICE=png16m', '-r72', `-sOutputFile=${out}`, input];
     const system = findExecutable('gs');
@@ -64,7 +65,7 @@ export async function ghostscriptPixels(file: string, page?: { width: number; he
       const wasm = ghostscriptWasm();
       if (!wasm) throw new Error('no Ghostscript: neither gs nor @okathira/ghostpdl-wasm');
       const config = parseEngineConfig(process.env);
-      await runWasm('gs', wasm, { args, inputs: [input], outputs: [dir] }, { cwd: dir, workDir: dir, confinement: confinement(config), signal: new AbortController().signal });
+      await runWasm('gs', wasm, { args, inputs: [input], outputs: [path.dirname(out)] }, { cwd: dir, workDir: dir, confinement: confinement(config), signal: new AbortController().signal });
     }
     return await sharpPixels(readFileSync(out));
   } finally {
