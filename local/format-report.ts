@@ -4,7 +4,7 @@
  * formats that missing engines would add, with how to add them (engine-setup.ts's advice).
  */
 import type { EngineRegistry } from '../lib/engines/core/registry.js';
-import { FORMAT_FAMILIES } from '../lib/engines/core/format-families.js';
+import { FORMAT_FAMILIES } from '../lib/file-api/operations/format-families.js';
 import { discover } from '../lib/file-api/operations/discovery.js';
 import { countFormats, missingFormats, type FormatCounts } from '../lib/file-api/operations/format-counts.js';
 import { engineAdvice, engineStatus } from './engine-setup.js';
