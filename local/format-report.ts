@@ -57,10 +57,10 @@ export function missingFamilyLines(report: FormatReport, indent = '  formats    
   const told = new Set<string>();
   for (const m of report.missing) {
     const causes = m.causes.map((cause) => {
-      const key = `${cause.engine}\0${cause.reason}`;
-      const said = cause.engineMissing || told.has(key);
-      told.add(key);
-      return said ? `${cause.engine} (missing, see above)` : `${cause.reason}; to add it: ${cause.advice}`;
+      if (cause.engineMissing) return `${cause.engine} (missing, see above)`;
+      const advised = told.has(cause.engine);
+      told.add(cause.engine);
+      return `${cause.reason}; to add it: ${advised ? 'as above' : cause.advice}`;
     });
     lines.push(`${pad}missing ${m.family} (${sample(m.formats)}): ${causes.join('; ')}`);
   }
