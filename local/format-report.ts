@@ -4,7 +4,7 @@
  * formats that missing engines would add, with how to add them (engine-setup.ts's advice).
  */
 import type { EngineRegistry } from '../lib/engines/core/registry.js';
-import { FORMAT_FAMILIES } from '../lib/engines/core/format-families.js';
+import { FORMAT_FAMILIES } from '../lib/file-api/operations/format-families.js';
 import { discover } from '../lib/file-api/operations/discovery.js';
 import { countFormats, missingFormats, type FormatCounts } from '../lib/file-api/operations/format-counts.js';
 import { engineAdvice, engineStatus } from './engine-setup.js';
@@ -57,10 +57,10 @@ export function missingFamilyLines(report: FormatReport, indent = '  formats    
   const told = new Set<string>();
   for (const m of report.missing) {
     const causes = m.causes.map((cause) => {
-      const key = `${cause.engine}\0${cause.reason}`;
-      const said = cause.engineMissing || told.has(key);
-      told.add(key);
-      return said ? `${cause.engine} (missing, see above)` : `${cause.reason}; to add it: ${cause.advice}`;
+      if (cause.engineMissing) return `${cause.engine} (missing, see above)`;
+      const advised = told.has(cause.engine);
+      told.add(cause.engine);
+      return `${cause.reason}; to add it: ${advised ? 'as above' : cause.advice}`;
     });
     lines.push(`${pad}missing ${m.family} (${sample(m.formats)}): ${causes.join('; ')}`);
   }

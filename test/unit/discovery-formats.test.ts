@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import type { EngineDescriptor } from '#lib/engines/core/catalog.js';
 import { EngineRegistry } from '#lib/engines/core/registry.js';
-import { FORMAT_FAMILIES, formatFamily } from '#lib/engines/core/format-families.js';
+import { FORMAT_FAMILIES, formatFamily } from '#lib/file-api/operations/format-families.js';
 import { discover, discoveryResponse } from '#lib/file-api/operations/discovery.js';
 import { countFormats, missingFormats } from '#lib/file-api/operations/format-counts.js';
 

@@ -142,9 +142,10 @@ async function install(staging: string, folder: string, version: string): Promis
  */
 function browserEnvIn(folder: string): Record<string, string> {
   const env: Record<string, string> = {};
-  const defaultFonts = path.join(tmpdir(), 'fonts');
-  if (process.env.FONTCONFIG_PATH === defaultFonts) env.FONTCONFIG_PATH = path.join(folder, 'fonts');
   const libs = path.join(folder, 'al2023', 'lib');
+  // Unpacked for Amazon Linux 2023 (its libraries are there), or FONTCONFIG_PATH left at its default:
+  // its fonts are this folder's.
+  if (existsSync(libs) || process.env.FONTCONFIG_PATH === path.join(tmpdir(), 'fonts')) env.FONTCONFIG_PATH = path.join(folder, 'fonts');
   if (existsSync(libs)) {
     const others = (process.env.LD_LIBRARY_PATH ?? '').split(':').filter((p) => p && p !== path.join(tmpdir(), 'al2023', 'lib'));
     env.LD_LIBRARY_PATH = [libs, ...others].join(':');

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import * as z from 'zod';
 import type { HttpResponse } from '../../http/types.js';
-import { formatFamily } from '../../engines/core/format-families.js';
+import { formatFamily } from './format-families.js';
 import { normalizeFormat } from '../../engines/core/formats.js';
 import { versionMatches, type EngineRegistry, type EngineRow, type EngineVersionView } from '../../engines/core/registry.js';
 import { engineRegistry } from './engines.js';

@@ -1,11 +1,11 @@
 /**
  * What discovery's rows add up to (`npm run formats`, the start banner): distinct input and output
- * formats, formats overall and format pairs, in all and per family (lib/engines/core/format-families.ts;
+ * formats, formats overall and format pairs, in all and per family (format-families.ts;
  * a pair counts in the family of what it produces, discovery's `meta.group`), and what the engines that
  * are missing here, or lack a part, would add. Counted from the rows GET /v2/convert/formats answers,
  * never from a list of its own.
  */
-import { formatFamily } from '../../engines/core/format-families.js';
+import { formatFamily } from './format-families.js';
 import type { EngineRegistry } from '../../engines/core/registry.js';
 import type { OperationView } from './discovery.js';
 

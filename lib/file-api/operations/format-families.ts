@@ -5,7 +5,7 @@
  * is the engines' answer (discovery), never this list's. A format not listed here takes formats.ts's
  * group (`other` when it has none).
  */
-import { formatGroup, normalizeFormat } from './formats.js';
+import { formatGroup, normalizeFormat } from '../../engines/core/formats.js';
 
 /** The families, in the order they are reported. */
 export const FORMAT_FAMILIES = ['image', 'vector', 'video', 'audio', 'archive', 'font', 'document', 'spreadsheet', 'presentation', 'ebook', 'cad', 'other'] as const;
