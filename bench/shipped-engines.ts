@@ -26,7 +26,10 @@ import sharp from 'sharp';
 import { confinement } from '#lib/engines/core/confine.js';
 import { runExiftoolWasm, stopExiftoolWasm } from '#lib/engines/metadata/exiftool-wasm.js';
 import { findExecutable } from '#lib/engines/core/probe.js';
-import { exiftoolWasm, ghostscriptWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/core/shipped.js';
+import { exiftoolWasm, ghostscriptWasm, imagemagickWasm, qpdfWasm, shippedFfmpeg, shippedFfprobe } from '#lib/engines/core/shipped.js';
+import { imageMagickTool } from '#lib/engines/core/magick-detect.js';
+import { magickSpec } from '#lib/engines/image/magick.js';
+import { MAGICK_CHILD } from '#lib/engines/image/magick-child.js';
 import { runTool, type ToolOptions } from '#lib/engines/core/tool.js';
 import { resetUnpacked, unpackedBinary } from '#lib/engines/core/unpack.js';
 import { runWasm } from '#lib/engines/core/wasm.js';
@@ -141,6 +144,26 @@ export async function shippedEngineRatios(): Promise<string[]> {
       qpdf,
       () => runWasm('qpdf', qpdf!, { args: [...lossless, pdf, path.join(out, 'q.pdf')], inputs: [pdf], outputs: [out] }, opts),
       (tool) => runTool(tool, [...lossless, pdf, path.join(out, 'q.pdf')], opts),
+    );
+
+    // ImageMagick: the WebAssembly build as the imagemagick engine runs it (its child program, one node
+    // process per call) against the system ImageMagick's convert, on the same 1200 × 800 PNG → BMP.
+    const magick = imagemagickWasm();
+    const systemMagick = imageMagickTool({ MAGICK_PATH: '' });
+    const picture = path.join(dir, 'picture.png');
+    writeFileSync(picture, await sharp(await jpeg(1200, 800)).png().toBuffer());
+    const frames = path.join(dir, 'frames');
+    execFileSync('mkdir', ['-p', frames]);
+    await compare(
+      'ImageMagick PNG → BMP of a 1200 × 800 picture (WebAssembly engine child vs system convert)',
+      'missing' in systemMagick ? undefined : systemMagick.file,
+      magick,
+      () => {
+        const files = { module: path.join(magick!.folder, 'dist', 'index.js'), wasm: magick!.file, input: picture, outDir: frames };
+        const spec = magickSpec('png', 'bmp', {}, files, 100_000_000);
+        return runTool(process.execPath, ['--input-type=module', '--no-warnings', '-e', MAGICK_CHILD, JSON.stringify(spec)], { ...opts, captureStdout: true, readOnly: [magick!.folder] });
+      },
+      (tool) => runTool(tool, [`PNG:${picture}`, `BMP:${path.join(out, 'picture.bmp')}`], opts),
     );
 
     const photo = path.join(dir, 'photo.jpg');

@@ -236,3 +236,37 @@ describe('the real engine catalog', () => {
     expect(nativeFirst.select('metadata', { inputFormat: 'jpg' })).toMatchObject({ engine: 'native' });
   });
 });
+
+describe('an engine whose variants do different things (ImageMagick: wasm converts, system runs command)', () => {
+  const twoVariants: Array<EngineDescriptor & { capabilities: Capability[] }> = [
+    {
+      name: 'magick',
+      description: 'magick',
+      capabilities: [
+        { operation: 'convert', inputs: ['bmp'], outputs: ['png'], options: [], variant: 'wasm' },
+        { operation: 'command', inputs: 'any', outputs: null, options: [], variant: 'system' },
+      ],
+      // CHROMIUM_PATH stands for "the system build is installed".
+      detect: (s) => ({ versions: [{ version: '7.1.2', variant: 'wasm' }, ...(s.CHROMIUM_PATH ? [{ version: '6.9.11', variant: 'system' }] : [])] }),
+    },
+  ];
+  const offers = {
+    capabilities: twoVariants.flatMap((d) => d.capabilities.map((c) => ({ ...c, engine: d.name }))),
+    order: { convert: ['magick'], command: ['magick'] },
+  };
+
+  it('runs each capability on its own variant, and offers a capability only where its variant is installed', () => {
+    const both = new EngineRegistry(settings({ CHROMIUM_PATH: '/usr/bin/x' }), offers, twoVariants);
+    expect(both.select('convert', { inputFormat: 'bmp', outputFormat: 'png' }).version).toBe('7.1.2');
+    expect(both.select('command', { inputFormat: 'png', outputFormat: undefined }).version).toBe('6.9.11');
+    const wasmOnly = new EngineRegistry(settings(), offers, twoVariants);
+    expect(wasmOnly.rows().map((r) => r.operation)).toEqual(['convert']);
+  });
+
+  it('offers as versions of a pair only those of the variant that runs it', () => {
+    const both = new EngineRegistry(settings({ CHROMIUM_PATH: '/usr/bin/x' }), offers, twoVariants);
+    expect(both.check('convert', { inputFormat: 'bmp', outputFormat: 'png', engineVersion: '6.9.11' })).toEqual([
+      { field: 'engine_version', message: 'There is no version 6.9.11 of the engine magick; choose one of: 7.1.2.' },
+    ]);
+  });
+});

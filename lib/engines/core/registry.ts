@@ -279,6 +279,11 @@ export class EngineRegistry {
     return this.#choose(operation, request, true)!;
   }
 
+  /** The installed versions that run a capability: those of its variant, when it names one. */
+  #versionsFor(c: { engine: string; capability: Capability }): InstalledVersion[] {
+    return this.installation(c.engine).versions.filter((v) => !c.capability.variant || v.variant === c.capability.variant);
+  }
+
   #choose(operation: string, request: EngineRequest, decide: boolean): EngineChoice | undefined {
     const input = typeof request.inputFormat === 'string' ? normalizeFormat(request.inputFormat) : request.inputFormat;
     const output = typeof request.outputFormat === 'string' ? normalizeFormat(request.outputFormat) : request.outputFormat;
@@ -332,10 +337,11 @@ export class EngineRegistry {
 
     if (request.engineVersion !== undefined) {
       const wanted = String(request.engineVersion);
-      const withVersion = candidates.filter((c) => this.installation(c.engine).versions.some((v) => versionMatches(v.version, wanted)));
+      const withVersion = candidates.filter((c) => this.#versionsFor(c).some((v) => versionMatches(v.version, wanted)));
       if (withVersion.length === 0) {
         const engines = [...new Set(candidates.map((c) => c.engine))];
-        const choices = engines.flatMap((e) => this.installation(e).versions.map((v) => (engines.length > 1 ? `${e} ${v.version}` : v.version)));
+        const versionsOf = (e: string) => [...new Set(candidates.filter((c) => c.engine === e).flatMap((c) => this.#versionsFor(c)))];
+        const choices = engines.flatMap((e) => versionsOf(e).map((v) => (engines.length > 1 ? `${e} ${v.version}` : v.version)));
         throw new EngineChoiceError(
           'engine_version',
           `There is no version ${wanted} of ${engines.length === 1 ? `the engine ${engines[0]}` : `the engines for ${operation}`}; choose one of: ${list(choices)}.`,
@@ -347,7 +353,7 @@ export class EngineRegistry {
 
     if (!decide) return undefined;
     const chosen = candidates[0]!;
-    const versions = this.installation(chosen.engine).versions.filter((v) => !chosen.capability.variant || v.variant === chosen.capability.variant);
+    const versions = this.#versionsFor(chosen);
     const installed =
       request.engineVersion !== undefined ? versions.find((v) => versionMatches(v.version, String(request.engineVersion)))! : versions[0]!;
     return { engine: chosen.engine, version: installed.version, installed, capability: chosen.capability };
