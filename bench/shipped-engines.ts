@@ -47,6 +47,31 @@ async function timed(run: () => Promise<unknown>, runs = 3): Promise<number> {
   return median(times);
 }
 
+
+/**
+ * ImageMagick: the WebAssembly build as the imagemagick engine runs it (its child program, one node
+ * process per call) against the system ImageMagick's convert, on the same 1200 × 800 PNG → BMP.
+ */
+async function magickComparison(dir: string, opts: ToolOptions) {
+  const magick = imagemagickWasm();
+  const systemMagick = imageMagickTool({ MAGICK_PATH: '' });
+  const picture = path.join(dir, 'picture.png');
+  writeFileSync(picture, await sharp(await jpeg(1200, 800)).png().toBuffer());
+  const frames = path.join(dir, 'frames');
+  execFileSync('mkdir', ['-p', frames]);
+  return {
+    label: 'ImageMagick PNG → BMP of a 1200 × 800 picture (WebAssembly engine child vs system convert)',
+    system: 'missing' in systemMagick ? undefined : systemMagick.file,
+    shipped: magick,
+    npmRun: () => {
+      const files = { module: path.join(magick!.folder, 'dist', 'index.js'), wasm: magick!.file, input: picture, outDir: frames };
+      const spec = magickSpec('png', 'bmp', {}, files, 100_000_000);
+      return runTool(process.execPath, ['--input-type=module', '--no-warnings', '-e', MAGICK_CHILD, JSON.stringify(spec)], { ...opts, captureStdout: true, readOnly: [magick!.folder] });
+    },
+    systemRun: (tool: string) => runTool(tool, [`PNG:${picture}`, `BMP:${path.join(dir, 'picture.bmp')}`], opts),
+  };
+}
+
 /**
  * The static ffprobe as a Lambda zip ships it (brotli, scripts/serverless-packed-binaries.cjs): a first
  * probe (unpack, digest, run) and a later task's (digest of the file left in /tmp, run), each over a
@@ -146,25 +171,8 @@ export async function shippedEngineRatios(): Promise<string[]> {
       (tool) => runTool(tool, [...lossless, pdf, path.join(out, 'q.pdf')], opts),
     );
 
-    // ImageMagick: the WebAssembly build as the imagemagick engine runs it (its child program, one node
-    // process per call) against the system ImageMagick's convert, on the same 1200 × 800 PNG → BMP.
-    const magick = imagemagickWasm();
-    const systemMagick = imageMagickTool({ MAGICK_PATH: '' });
-    const picture = path.join(dir, 'picture.png');
-    writeFileSync(picture, await sharp(await jpeg(1200, 800)).png().toBuffer());
-    const frames = path.join(dir, 'frames');
-    execFileSync('mkdir', ['-p', frames]);
-    await compare(
-      'ImageMagick PNG → BMP of a 1200 × 800 picture (WebAssembly engine child vs system convert)',
-      'missing' in systemMagick ? undefined : systemMagick.file,
-      magick,
-      () => {
-        const files = { module: path.join(magick!.folder, 'dist', 'index.js'), wasm: magick!.file, input: picture, outDir: frames };
-        const spec = magickSpec('png', 'bmp', {}, files, 100_000_000);
-        return runTool(process.execPath, ['--input-type=module', '--no-warnings', '-e', MAGICK_CHILD, JSON.stringify(spec)], { ...opts, captureStdout: true, readOnly: [magick!.folder] });
-      },
-      (tool) => runTool(tool, [`PNG:${picture}`, `BMP:${path.join(out, 'picture.bmp')}`], opts),
-    );
+    const m = await magickComparison(dir, opts);
+    await compare(m.label, m.system, m.shipped, m.npmRun, m.systemRun);
 
     const photo = path.join(dir, 'photo.jpg');
     writeFileSync(photo, await sharp(await jpeg(1600, 1200)).withExif({ IFD0: { Artist: 'Bench', Copyright: 'Bench' } }).jpeg().toBuffer());

@@ -56,14 +56,13 @@ describe('function bundles', () => {
 
   it('give each engine function only its own family\'s engines (sharp, for the image limits, in every one)', async () => {
     const own: Record<string, string[]> = {
-      image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe', '7z-wasm'],
+      // 7-Zip, ImageMagick and the font packages are read by their node children from their folders.
+      image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe', '7z-wasm', '@imagemagick/magick-wasm', 'wawoff2', 'fonteditor-core'],
       media: ['sharp', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'],
       pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', 'tesseract.js', '@tesseract.js-data/eng', '@tesseract.js-data/deu'],
       chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],
       office: ['sharp'],
     };
-    // The font engine's packages, read by its node child from their folders (lib/engines/core/font-packages.ts).
-    own.image!.push('wawoff2', 'fonteditor-core');
     const engineFunctions = (yml.custom as Record<string, any>).engineFunctions as Record<string, string>;
     for (const [name, family] of Object.entries(engineFunctions)) {
       const { externals } = await bundleOf(`${yml.functions[name]!.handler.replace(/\.handler$/, '')}.ts`);
