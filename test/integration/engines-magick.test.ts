@@ -16,7 +16,7 @@ import { declaredSize } from '#lib/engines/image/magick-header.js';
 import { coderOf, MAGICK_ONLY_INPUTS, MAGICK_OUTPUT_FORMATS } from '#lib/engines/image/magick-formats.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { ffmpegPixels, ghostscriptPixels, psdPixels, qoiPixels, sharpPixels, wbmpPixels, type Pixels } from '../support/image-readers.js';
-import { frames, HEIGHT, icon, magick, pattern, WIDTH, written } from '../support/magick-images.js';
+import { declaredHugePsd, frames, HEIGHT, icon, magick, pattern, WIDTH, written } from '../support/magick-images.js';
 import { pdfPageImages } from '../support/pdf-text.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
@@ -130,19 +130,6 @@ describe('imagemagick writes', () => {
     expect(pages).toEqual([[{ width: WIDTH, height: HEIGHT, transparent: false }]]);
   }, 60_000);
 });
-
-/** A PSD header that declares `width` × `height` RGB pixels, raw, and holds none of them (40 bytes). */
-function declaredHugePsd(width: number, height: number): Buffer {
-  const b = Buffer.alloc(40);
-  b.write('8BPS', 0, 'latin1');
-  b.writeUInt16BE(1, 4);
-  b.writeUInt16BE(3, 12);
-  b.writeUInt32BE(height, 14);
-  b.writeUInt32BE(width, 18);
-  b.writeUInt16BE(8, 22);
-  b.writeUInt16BE(3, 24);
-  return b;
-}
 
 describe('imagemagick limits', () => {
   it('refuses a 100-megapixel PSD (10000 × 10000 declared in a 40-byte header) quickly, with IMAGE_TOO_LARGE', async () => {

@@ -57,3 +57,16 @@ export const icon = async (coder: 'ICO' | 'CUR', sides: number[]): Promise<Buffe
 
 /** A multi-frame file (`GIF`, `TIFF`) of the test picture at each of `widths`. */
 export const frames = async (coder: string, widths: number[]): Promise<Buffer> => collection(coder, await Promise.all(widths.map((width) => pattern(width, HEIGHT))));
+
+/** A PSD header that declares `width` × `height` RGB pixels, raw, and holds none of them (40 bytes). */
+export function declaredHugePsd(width: number, height: number): Buffer {
+  const b = Buffer.alloc(40);
+  b.write('8BPS', 0, 'latin1');
+  b.writeUInt16BE(1, 4);
+  b.writeUInt16BE(3, 12);
+  b.writeUInt32BE(height, 14);
+  b.writeUInt32BE(width, 18);
+  b.writeUInt16BE(8, 22);
+  b.writeUInt16BE(3, 24);
+  return b;
+}
