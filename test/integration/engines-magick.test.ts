@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLED_VERSIONS } from '#lib/engines/core/catalog.js';
 import { SNIFF_BYTES, sniffFormat } from '#lib/engines/core/formats.js';
 import { declaredSize } from '#lib/engines/image/magick-header.js';
-import { coderOf, MAGICK_ONLY_INPUTS, MAGICK_OUTPUT_FORMATS } from '#lib/engines/image/magick-formats.js';
+import { coderOf, MAGICK_ONLY_INPUTS, MAGICK_OUTPUT_FORMATS, MAGICK_UNSNIFFED } from '#lib/engines/image/magick-formats.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { ffmpegPixels, ghostscriptPixels, psdPixels, qoiPixels, sharpPixels, wbmpPixels, type Pixels } from '../support/image-readers.js';
 import { declaredHugePsd, frames, HEIGHT, icon, magick, pattern, WIDTH, written } from '../support/magick-images.js';
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 /** Formats that hold no colour: the red half comes out dark. */
-const NO_COLOUR = new Set(['pgm', 'pbm', 'wbmp', 'xbm']);
+const NO_COLOUR = new Set(['pgm', 'pbm', 'wbmp', 'xbm', 'otb', 'palm', 'wpg', 'vicar', 'pgx']);
 
 /** The test picture as `format` was given it: its size, its left half red (or dark) and its right half white. */
 function expectPicture(pixels: Pixels, format: string, size = { width: WIDTH, height: HEIGHT }) {
@@ -166,7 +166,7 @@ describe('imagemagick limits', () => {
 describe('imagemagick headers', () => {
   it('reads the size each slow-to-ping format declares from its header, as ImageMagick wrote it', async () => {
     const wide = await pattern(300, 200);
-    for (const format of ['bmp', 'psd', 'psb', 'pcx', 'sgi', 'ppm', 'pgm', 'pbm', 'pnm', 'pam', 'exr', 'xpm', 'xbm', 'miff', 'ico', 'cur']) {
+    for (const format of ['bmp', 'psd', 'psb', 'pcx', 'sgi', 'ppm', 'pgm', 'pbm', 'pnm', 'pam', 'exr', 'xpm', 'xbm', 'miff', 'ico', 'cur', 'palm', 'vips']) {
       // ImageMagick writes the first picture only to a CUR file.
       const sizes = format === 'ico' ? [16, 256, 48] : [256];
       const bytes = format === 'ico' || format === 'cur' ? await icon(coderOf(format) as 'ICO' | 'CUR', sizes) : await written(wide, coderOf(format));
@@ -181,7 +181,7 @@ describe('imagemagick headers', () => {
   it('knows each format with a magic number from its first bytes, and converts a file named without an extension', async () => {
     // ImageMagick's CUR files say type 1 (an icon) in their header, as ICO files do.
     const sniffed: Record<string, string> = { pnm: 'ppm', ras: 'sun', cur: 'ico' };
-    const noMagic = new Set(['tga', 'pcx', 'xbm', 'wbmp']);
+    const noMagic = new Set(['tga', 'pcx', 'xbm', 'wbmp', ...MAGICK_UNSNIFFED]);
     for (const format of MAGICK_ONLY_INPUTS.filter((f) => !noMagic.has(f))) {
       const bytes = format === 'ico' || format === 'cur' ? await icon(coderOf(format) as 'ICO' | 'CUR', [32]) : await written(png, coderOf(format));
       expect(sniffFormat(bytes.subarray(0, SNIFF_BYTES)), format).toBe(sniffed[format] ?? format);
@@ -202,6 +202,28 @@ describe('imagemagick headers', () => {
     const t = await convertAll([{ name: 'bomb.pcx', bytes: pcx, to: 'png' }]);
     expect(t['bomb.pcx'], String(t['bomb.pcx']!.message)).toMatchObject({ status: 'error', code: 'IMAGE_TOO_LARGE' });
     expect(t['bomb.pcx']!.message).toContain('40000 × 40000 pixels (1,600 megapixels)');
+    expect(performance.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
+  it('refuses a 2 KB Palm bitmap and a 2 KB VIPS file declaring 60000 × 60000 pixels before ImageMagick reads them', async () => {
+    // ImageMagick's Palm and VIPS readers walk every row even to ping: seconds for a file that holds no pixels.
+    const palm = Buffer.alloc(2048);
+    palm.writeUInt16BE(60_000, 0);
+    palm.writeUInt16BE(60_000, 2);
+    palm.writeUInt16BE(7_500, 4);
+    palm[9] = 8;
+    const vips = Buffer.from(await written(png, 'VIPS').then((b) => b.subarray(0, 2048)));
+    vips.writeInt32BE(60_000, 4);
+    vips.writeInt32BE(60_000, 8);
+    const started = performance.now();
+    const t = await convertAll([
+      { name: 'bomb.palm', bytes: palm, to: 'png' },
+      { name: 'bomb.vips', bytes: vips, to: 'png' },
+    ]);
+    for (const name of ['bomb.palm', 'bomb.vips']) {
+      expect(t[name], String(t[name]!.message)).toMatchObject({ status: 'error', code: 'IMAGE_TOO_LARGE' });
+      expect(t[name]!.message).toContain('60000 × 60000 pixels (3,600 megapixels)');
+    }
     expect(performance.now() - started).toBeLessThan(20_000);
   }, 60_000);
 });

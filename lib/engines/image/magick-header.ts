@@ -1,6 +1,6 @@
 /**
  * The size an image declares in its header, read here before ImageMagick sees the file. ImageMagick's
- * ping is not enough for every coder: the PSD, BMP, PCX, SGI, netpbm, EXR, XPM, MIFF and icon readers
+ * ping is not enough for every coder: the PSD, BMP, PCX, SGI, netpbm, EXR, XPM, MIFF, Palm, VIPS and icon readers
  * walk (and some fill) every pixel even when pinging, so a small run-length coded file declaring
  * 30000 × 30000 pixels costs seconds and gigabytes before any limit is checked. For those formats the
  * header's own numbers decide; the others (JPEG 2000, JPEG XL, TGA, DDS, QOI…) ping in a few
@@ -73,6 +73,7 @@ const SIGNATURES: Readonly<Record<string, (head: Buffer) => boolean>> = {
   exr: (head) => head.readUInt32LE(0) === 20000630,
   ico: (head) => head.readUInt16LE(0) === 0 && [1, 2].includes(head.readUInt16LE(2)),
   cur: (head) => head.readUInt16LE(0) === 0 && [1, 2].includes(head.readUInt16LE(2)),
+  vips: (head) => [0x08f2a6b6, 0xb6a6f208].includes(head.readUInt32BE(0)),
 };
 
 const READERS: Readonly<Record<string, (head: Buffer, read: Reader) => Declared | undefined | Promise<Declared | undefined>>> = {
@@ -95,6 +96,12 @@ const READERS: Readonly<Record<string, (head: Buffer, read: Reader) => Declared 
   miff: (head) => ({ width: number(text(head).match(/\bcolumns=(\d+)/)), height: number(text(head).match(/\brows=(\d+)/)) }),
   ico: icon,
   cur: icon,
+  palm: (head) => ({ width: head.readUInt16BE(0), height: head.readUInt16BE(2) }),
+  // The magic number's byte order is the header's.
+  vips: (head) =>
+    head.readUInt32BE(0) === 0x08f2a6b6
+      ? { width: head.readInt32BE(4), height: head.readInt32BE(8) }
+      : { width: head.readInt32LE(4), height: head.readInt32LE(8) },
 };
 
 /**

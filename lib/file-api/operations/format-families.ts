@@ -18,6 +18,7 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
     jpg png webp avif tiff gif bmp ico icns cur psd psb tga ppm pgm pbm pnm pam pfm pcx jp2 j2k jpf jpx jpm jxl exr hdr dds
     heic heif qoi sgi rgb xbm xpm xwd wbmp dpx cin fits fts fax mng apng jng pict pct xcf ora miff mtv otb palm pcd
     sun ras viff vicar wpg
+    dcx ptif vips xv ff phm pgx
     raw dng cr2 cr3 crw nef nrw arw srf sr2 orf rw2 raf pef srw x3f 3fr dcr kdc mrw mos mef erf iiq rwl
   `),
   vector: words('svg svgz eps ps ai cdr cgm emf wmf sk sk1 vsd'),
