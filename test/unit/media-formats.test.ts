@@ -14,7 +14,7 @@ import { engineOffers } from '#lib/file-api/operations/engines.js';
 import { convert } from '#lib/file-api/operations/convert/operation.js';
 
 const legend = (kind: string) => ` ${kind}:\n D. = Demuxing supported\n .E = Muxing supported\n --\n`;
-const MUXERS = `${legend('File formats')}${['3g2', '3gp', 'ac3', 'adts', 'aiff', 'amr', 'asf', 'au', 'avi', 'caf', 'f4v', 'flac', 'flv', 'gif', 'ipod', 'matroska', 'mov', 'mp2', 'mp3', 'mp4', 'mpeg', 'mpegts', 'ogg', 'opus', 'vob', 'wav', 'webm', 'wv', 'sdl,sdl2']
+const MUXERS = `${legend('File formats')}${['3g2', '3gp', 'ac3', 'adts', 'aiff', 'amr', 'asf', 'au', 'avi', 'caf', 'f4v', 'flac', 'flv', 'gif', 'ipod', 'matroska', 'mov', 'mp2', 'mp3', 'mp4', 'mpeg', 'mpegts', 'ogg', 'opus', 'vob', 'wav', 'webm', 'wv', 'rm', 'swf', 'w64', 'tta', 'eac3', 'spx', 'sdl,sdl2']
   .map((m) => `  E ${m.padEnd(16)}some container`)
   .join('\n')}\n`;
 // Like Debian's build: no AMR-NB encoder; and no MXF muxer.
@@ -23,6 +23,7 @@ const ENCODERS = `${' Encoders:\n V..... = Video\n ------\n'}${[
   ['V.....', 'mpeg2video'], ['V.....', 'wmv2'], ['V.....', 'libtheora'], ['V.....', 'gif'], ['A.....', 'aac'], ['A.....', 'libmp3lame'],
   ['A.....', 'libopus'], ['A.....', 'libvorbis'], ['A.....', 'flac'], ['A.....', 'pcm_s16le'], ['A.....', 'pcm_s16be'], ['A.....', 'ac3'],
   ['A.....', 'wmav2'], ['A.....', 'mp2'], ['A.....', 'alac'], ['A.....', 'wavpack'],
+  ['V.....', 'rv20'], ['V.....', 'flv'], ['A.....', 'tta'], ['A.....', 'eac3'], ['A.....', 'libspeex'],
 ].map(([flags, name]) => ` ${flags} ${name!.padEnd(20)} An encoder`).join('\n')}\n`;
 
 describe('the formats an FFmpeg build writes', () => {
