@@ -76,12 +76,17 @@ describe('media options at creation', () => {
     expect(problems({ output_format: 'mp4', video_codec: 'vp8' })).toEqual(['video_codec']);
     expect(problems({ output_format: 'webm', audio_codec: 'aac' })).toEqual(['audio_codec']);
     expect(problems({ output_format: 'ogg', audio_codec: 'mp3' })).toEqual(['audio_codec']);
+    // DivX and Xvid are MPEG-4 Part 2 by name; RealMedia holds the RealVideo FFmpeg encodes.
+    expect(problems({ output_format: 'divx', video_codec: 'x264' })).toEqual(['video_codec']);
+    expect(problems({ output_format: 'rm', video_codec: 'vp9', audio_codec: 'aac' })).toEqual(['video_codec', 'audio_codec']);
   });
 
   it('refuse sample rates and channels the codec does not take, and a trim that ends before it starts', () => {
     expect(problems({ output_format: 'amr', audio_frequency: 44100 })).toEqual(['audio_frequency']);
     expect(problems({ output_format: 'mp3', audio_channels: 6 })).toEqual(['audio_channels']);
     expect(problems({ output_format: 'mxf', audio_frequency: 44100 })).toEqual(['audio_frequency']);
+    expect(problems({ output_format: 'swf', audio_frequency: 48000 })).toEqual(['audio_frequency']);
+    expect(problems({ output_format: 'spx', audio_frequency: 44100, audio_channels: 6 })).toEqual(['audio_frequency', 'audio_channels']);
     expect(problems({ output_format: 'mp4', trim_start: '00:00:05', trim_end: 3 })).toEqual(['trim_end']);
     expect(problems({ output_format: 'mp4', trim_start: 'soon' })).toEqual(['trim_start']);
   });
@@ -90,6 +95,8 @@ describe('media options at creation', () => {
     expect(problems({ output_format: 'mkv', video_codec: 'vp9', audio_codec: 'opus', video_bitrate: 800, width: 320, height: 240, fit: 'crop', fps: 24 })).toEqual([]);
     expect(problems({ output_format: 'ogg', audio_codec: 'opus', audio_frequency: 48000, audio_channels: 1, trim_start: 1, trim_end: '00:00:02.5' })).toEqual([]);
     expect(problems({ output_format: 'mp4', video_codec: 'x265', audio_codec: 'copy' })).toEqual([]);
+    expect(problems({ output_format: 'rm', video_codec: 'rv10', audio_frequency: 48000 })).toEqual([]);
+    expect(problems({ output_format: 'eac3', audio_channels: 6, audio_bitrate: 384 })).toEqual([]);
     // Image outputs are not FFmpeg's: their own options only.
     expect(problems({ output_format: 'png', width: 100 })).toEqual([]);
   });
