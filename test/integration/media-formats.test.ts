@@ -36,7 +36,7 @@ const H264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', 
 /** Picture only, at 25 fps: raw streams carry no frame rate and are read at 25. */
 const PICTURE = ['-f', 'lavfi', '-i', 'testsrc=s=64x48:r=25:d=1', '-pix_fmt', 'yuv420p'];
 /** The inputs that have no sound. */
-const SILENT = new Set(['gif', 'y4m', 'ivf', 'm2v', 'h264', 'hevc']);
+const SILENT = new Set(['gif', 'y4m', 'ivf', 'm2v', 'h264', 'hevc', 'm1v', 'mjpeg', 'mjpg']);
 
 /** How the shipped FFmpeg writes a file of each input format (with codecs other than the engine's usual ones where the container allows). */
 const MAKE: Record<string, string[]> = {
@@ -106,6 +106,13 @@ const MAKE: Record<string, string[]> = {
   ra: [...AUDIO, '-c:a', 'real_144', '-ar', '8000', '-ac', '1', '-f', 'rm'],
   voc: [...AUDIO, '-c:a', 'pcm_u8', '-f', 'voc'],
   mmf: [...AUDIO, '-c:a', 'adpcm_yamaha', '-ar', '8000', '-f', 'mmf'],
+  m1v: [...PICTURE, '-c:v', 'mpeg1video', '-f', 'mpeg1video'],
+  mjpeg: [...PICTURE.slice(0, -2), '-pix_fmt', 'yuvj420p', '-c:v', 'mjpeg', '-f', 'mjpeg'],
+  mjpg: [...PICTURE.slice(0, -2), '-pix_fmt', 'yuvj422p', '-c:v', 'mjpeg', '-q:v', '3', '-f', 'mjpeg'],
+  mpe: [...VIDEO25, '-c:v', 'mpeg1video', '-c:a', 'libmp3lame', '-f', 'mpeg'],
+  m2t: [...VIDEO, '-c:v', 'mpeg2video', '-c:a', 'ac3', '-f', 'mpegts'],
+  snd: [...AUDIO, '-c:a', 'pcm_alaw', '-f', 'au'],
+  awb: [...AUDIO, '-c:a', 'libvo_amrwbenc', '-ar', '16000', '-ac', '1', '-f', 'amr'],
 };
 
 /**
@@ -168,6 +175,9 @@ const READ_AS: Record<string, { general: RegExp; video?: RegExp; audio?: RegExp;
   eac3: { general: /^E-AC-3$/, audio: /^E-AC-3$/ },
   spx: { general: /^Ogg$/, audio: /^Speex$/ },
   ra: { general: /^RealMedia$/, audio: /^AC-3$/ },
+  mpe: { general: /^MPEG-PS$/, video: /^MPEG Video$/, audio: /^MPEG Audio$/ },
+  m2t: { general: /^MPEG-TS$/, video: /^AVC$/, audio: /^AAC$/ },
+  snd: { general: /^AU$/, audio: /^PCM$/ },
 };
 
 type Track = Record<string, unknown> & { '@type': string; Format?: string; Duration?: number | string };
@@ -369,6 +379,7 @@ ffmpeg.describe('files without an extension', () => {
     mxf: 'mxf', dv: 'dv', amr: 'amr', aiff: 'aiff', aif: 'aiff', caf: 'caf', wv: 'wv', au: 'au', ac3: 'ac3', aac: 'aac',
     mod: 'mpeg', divx: 'avi', xvid: 'avi', rm: 'rm', rmvb: 'rm', ra: 'rm', swf: 'swf', nut: 'nut', wtv: 'wtv', y4m: 'y4m', ivf: 'ivf', m2v: 'm2v',
     aifc: 'aiff', w64: 'w64', tta: 'tta', eac3: 'eac3', dts: 'dts', voc: 'voc', mmf: 'mmf',
+    m1v: 'm2v', mpe: 'mpeg', m2t: 'ts', snd: 'au', awb: 'amr',
   };
   it.each(Object.entries(SNIFFED))('a %s file is sniffed as %s', (format, sniffed) => {
     expect(sniffFormat(make(format).subarray(0, SNIFF_BYTES))).toBe(sniffed);

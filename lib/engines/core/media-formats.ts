@@ -69,6 +69,8 @@ const VIDEO_OUTPUTS: Record<string, MediaOutput> = {
   rm: { kind: 'video', muxer: 'rm', video: 'rv20', audio: 'ac3', videoCodecs: ['rv20', 'rv10'], audioCodecs: ['ac3'] },
   // Flash: Sorenson H.263 and MP3 at the rates SWF declares.
   swf: { kind: 'video', muxer: 'swf', video: 'flv1', audio: 'mp3', videoCodecs: ['flv1'], audioCodecs: ['mp3'], rates: [44100, 22050, 11025] },
+  mpe: { kind: 'video', muxer: 'mpeg', video: 'mpeg2', audio: 'mp2', videoCodecs: ['mpeg2', 'mpeg1'], audioCodecs: ['mp2', 'mp3', 'ac3'] },
+  m2t: { kind: 'video', muxer: 'mpegts', video: 'h264', audio: 'aac', videoCodecs: ['x264', 'h264', 'x265', 'h265', 'mpeg2'], audioCodecs: ['aac', 'mp3', 'ac3', 'mp2'] },
 };
 
 /** Audio outputs: video inputs give their sound. */
@@ -103,6 +105,7 @@ const AUDIO_OUTPUTS: Record<string, MediaOutput> = {
   spx: { kind: 'audio', muxer: 'spx', audio: 'speex', audioCodecs: ['speex'], rates: [16000, 8000, 32000] },
   // RealAudio: the RealMedia container with sound only.
   ra: { kind: 'audio', muxer: 'rm', audio: 'ac3', audioCodecs: ['ac3'] },
+  snd: { kind: 'audio', muxer: 'au', audio: 'pcm', audioCodecs: ['pcm'], pcm: 'pcm_s16be' },
 };
 
 export const MEDIA_OUTPUTS: Readonly<Record<string, MediaOutput>> = { ...VIDEO_OUTPUTS, ...AUDIO_OUTPUTS };
@@ -182,14 +185,16 @@ export const DEMUXERS: Readonly<Record<string, string>> = {
   amr: 'amr', caf: 'caf', au: 'au', wv: 'wv',
   '3gpp': 'mov', mod: 'mpeg', divx: 'avi', xvid: 'avi', rm: 'rm', rmvb: 'rm', swf: 'swf', nut: 'nut', wtv: 'wtv',
   y4m: 'yuv4mpegpipe', ivf: 'ivf', m2v: 'mpegvideo', h264: 'h264', hevc: 'hevc',
+  m1v: 'mpegvideo', mjpeg: 'mjpeg', mjpg: 'mjpeg', mpe: 'mpeg', m2t: 'mpegts', snd: 'au', awb: 'amr',
   oga: 'ogg', m4r: 'mov', aifc: 'aiff', w64: 'w64', tta: 'tta', eac3: 'eac3', dts: 'dts', spx: 'ogg', ra: 'rm', voc: 'voc', mmf: 'mmf',
   png: 'png_pipe',
 };
 
 export const VIDEO_INPUTS = ['mp4', 'm4v', 'mov', '3gp', '3g2', 'f4v', 'mkv', 'webm', 'avi', 'flv', 'wmv', 'asf', 'mpeg', 'mpg', 'vob', 'ts', 'm2ts', 'mts', 'ogv', 'mxf', 'dv', 'gif',
-  '3gpp', 'mod', 'divx', 'xvid', 'rm', 'rmvb', 'swf', 'nut', 'wtv', 'y4m', 'ivf', 'm2v', 'h264', 'hevc'] as const;
+  '3gpp', 'mod', 'divx', 'xvid', 'rm', 'rmvb', 'swf', 'nut', 'wtv', 'y4m', 'ivf', 'm2v', 'h264', 'hevc',
+  'm1v', 'mjpeg', 'mjpg', 'mpe', 'm2t'] as const;
 export const AUDIO_INPUTS = ['mp3', 'mp2', 'wav', 'flac', 'ogg', 'opus', 'm4a', 'm4b', 'aac', 'ac3', 'aiff', 'aif', 'amr', 'wma', 'caf', 'au', 'mka', 'weba', 'wv',
-  'oga', 'm4r', 'aifc', 'w64', 'tta', 'eac3', 'dts', 'spx', 'ra', 'voc', 'mmf'] as const;
+  'oga', 'm4r', 'aifc', 'w64', 'tta', 'eac3', 'dts', 'spx', 'ra', 'voc', 'mmf', 'snd', 'awb'] as const;
 export const VIDEO_OUTPUT_FORMATS = Object.keys(VIDEO_OUTPUTS);
 export const AUDIO_OUTPUT_FORMATS = Object.keys(AUDIO_OUTPUTS);
 
