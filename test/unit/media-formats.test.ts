@@ -14,7 +14,7 @@ import { engineOffers } from '#lib/file-api/operations/engines.js';
 import { convert } from '#lib/file-api/operations/convert/operation.js';
 
 const legend = (kind: string) => ` ${kind}:\n D. = Demuxing supported\n .E = Muxing supported\n --\n`;
-const MUXERS = `${legend('File formats')}${['3g2', '3gp', 'ac3', 'adts', 'aiff', 'amr', 'asf', 'au', 'avi', 'caf', 'f4v', 'flac', 'flv', 'gif', 'ipod', 'matroska', 'mov', 'mp2', 'mp3', 'mp4', 'mpeg', 'mpegts', 'ogg', 'opus', 'vob', 'wav', 'webm', 'wv', 'sdl,sdl2']
+const MUXERS = `${legend('File formats')}${['3g2', '3gp', 'ac3', 'adts', 'aiff', 'amr', 'asf', 'au', 'avi', 'caf', 'f4v', 'flac', 'flv', 'gif', 'ipod', 'matroska', 'mov', 'mp2', 'mp3', 'mp4', 'mpeg', 'mpegts', 'ogg', 'opus', 'vob', 'wav', 'webm', 'wv', 'rm', 'swf', 'w64', 'tta', 'eac3', 'spx', 'sdl,sdl2']
   .map((m) => `  E ${m.padEnd(16)}some container`)
   .join('\n')}\n`;
 // Like Debian's build: no AMR-NB encoder; and no MXF muxer.
@@ -23,6 +23,7 @@ const ENCODERS = `${' Encoders:\n V..... = Video\n ------\n'}${[
   ['V.....', 'mpeg2video'], ['V.....', 'wmv2'], ['V.....', 'libtheora'], ['V.....', 'gif'], ['A.....', 'aac'], ['A.....', 'libmp3lame'],
   ['A.....', 'libopus'], ['A.....', 'libvorbis'], ['A.....', 'flac'], ['A.....', 'pcm_s16le'], ['A.....', 'pcm_s16be'], ['A.....', 'ac3'],
   ['A.....', 'wmav2'], ['A.....', 'mp2'], ['A.....', 'alac'], ['A.....', 'wavpack'],
+  ['V.....', 'rv20'], ['V.....', 'flv'], ['A.....', 'tta'], ['A.....', 'eac3'], ['A.....', 'libspeex'],
 ].map(([flags, name]) => ` ${flags} ${name!.padEnd(20)} An encoder`).join('\n')}\n`;
 
 describe('the formats an FFmpeg build writes', () => {
@@ -75,12 +76,17 @@ describe('media options at creation', () => {
     expect(problems({ output_format: 'mp4', video_codec: 'vp8' })).toEqual(['video_codec']);
     expect(problems({ output_format: 'webm', audio_codec: 'aac' })).toEqual(['audio_codec']);
     expect(problems({ output_format: 'ogg', audio_codec: 'mp3' })).toEqual(['audio_codec']);
+    // DivX and Xvid are MPEG-4 Part 2 by name; RealMedia holds the RealVideo FFmpeg encodes.
+    expect(problems({ output_format: 'divx', video_codec: 'x264' })).toEqual(['video_codec']);
+    expect(problems({ output_format: 'rm', video_codec: 'vp9', audio_codec: 'aac' })).toEqual(['video_codec', 'audio_codec']);
   });
 
   it('refuse sample rates and channels the codec does not take, and a trim that ends before it starts', () => {
     expect(problems({ output_format: 'amr', audio_frequency: 44100 })).toEqual(['audio_frequency']);
     expect(problems({ output_format: 'mp3', audio_channels: 6 })).toEqual(['audio_channels']);
     expect(problems({ output_format: 'mxf', audio_frequency: 44100 })).toEqual(['audio_frequency']);
+    expect(problems({ output_format: 'swf', audio_frequency: 48000 })).toEqual(['audio_frequency']);
+    expect(problems({ output_format: 'spx', audio_frequency: 44100, audio_channels: 6 })).toEqual(['audio_frequency', 'audio_channels']);
     expect(problems({ output_format: 'mp4', trim_start: '00:00:05', trim_end: 3 })).toEqual(['trim_end']);
     expect(problems({ output_format: 'mp4', trim_start: 'soon' })).toEqual(['trim_start']);
   });
@@ -89,6 +95,8 @@ describe('media options at creation', () => {
     expect(problems({ output_format: 'mkv', video_codec: 'vp9', audio_codec: 'opus', video_bitrate: 800, width: 320, height: 240, fit: 'crop', fps: 24 })).toEqual([]);
     expect(problems({ output_format: 'ogg', audio_codec: 'opus', audio_frequency: 48000, audio_channels: 1, trim_start: 1, trim_end: '00:00:02.5' })).toEqual([]);
     expect(problems({ output_format: 'mp4', video_codec: 'x265', audio_codec: 'copy' })).toEqual([]);
+    expect(problems({ output_format: 'rm', video_codec: 'rv10', audio_frequency: 48000 })).toEqual([]);
+    expect(problems({ output_format: 'eac3', audio_channels: 6, audio_bitrate: 384 })).toEqual([]);
     // Image outputs are not FFmpeg's: their own options only.
     expect(problems({ output_format: 'png', width: 100 })).toEqual([]);
   });

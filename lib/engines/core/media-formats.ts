@@ -59,6 +59,18 @@ const VIDEO_OUTPUTS: Record<string, MediaOutput> = {
   ogv: { kind: 'video', muxer: 'ogg', video: 'theora', audio: 'vorbis', videoCodecs: ['theora'], audioCodecs: ['vorbis', 'opus', 'flac'] },
   // MXF as broadcasters exchange it: MPEG-2 at a standard frame rate, 48 kHz PCM.
   mxf: { kind: 'video', muxer: 'mxf', video: 'mpeg2', audio: 'pcm', videoCodecs: ['mpeg2'], audioCodecs: ['pcm'], rates: [48000], frameRates: [25, 24, 30, 50, 60] },
+  '3gpp': { kind: 'video', muxer: '3gp', video: 'h264', audio: 'aac', videoCodecs: [...H264, 'mpeg4'], audioCodecs: ['aac', 'amr'] },
+  // The MPEG-2 program streams of JVC and Panasonic camcorders.
+  mod: { kind: 'video', muxer: 'mpeg', video: 'mpeg2', audio: 'mp2', videoCodecs: ['mpeg2', 'mpeg1'], audioCodecs: ['mp2', 'mp3', 'ac3'] },
+  // AVI with MPEG-4 Part 2 under the FourCC that players of those names look for.
+  divx: { kind: 'video', muxer: 'avi', video: 'mpeg4', audio: 'mp3', videoCodecs: ['mpeg4'], audioCodecs: ['mp3', 'ac3', 'mp2'], args: ['-vtag', 'DIVX'] },
+  xvid: { kind: 'video', muxer: 'avi', video: 'mpeg4', audio: 'mp3', videoCodecs: ['mpeg4'], audioCodecs: ['mp3', 'ac3', 'mp2'], args: ['-vtag', 'XVID'] },
+  // RealMedia as FFmpeg writes it (RealVideo 1/2, AC-3 sound); RV30/40 have no encoder.
+  rm: { kind: 'video', muxer: 'rm', video: 'rv20', audio: 'ac3', videoCodecs: ['rv20', 'rv10'], audioCodecs: ['ac3'] },
+  // Flash: Sorenson H.263 and MP3 at the rates SWF declares.
+  swf: { kind: 'video', muxer: 'swf', video: 'flv1', audio: 'mp3', videoCodecs: ['flv1'], audioCodecs: ['mp3'], rates: [44100, 22050, 11025] },
+  mpe: { kind: 'video', muxer: 'mpeg', video: 'mpeg2', audio: 'mp2', videoCodecs: ['mpeg2', 'mpeg1'], audioCodecs: ['mp2', 'mp3', 'ac3'] },
+  m2t: { kind: 'video', muxer: 'mpegts', video: 'h264', audio: 'aac', videoCodecs: ['x264', 'h264', 'x265', 'h265', 'mpeg2'], audioCodecs: ['aac', 'mp3', 'ac3', 'mp2'] },
 };
 
 /** Audio outputs: video inputs give their sound. */
@@ -82,6 +94,18 @@ const AUDIO_OUTPUTS: Record<string, MediaOutput> = {
   mka: { kind: 'audio', muxer: 'matroska', audio: 'aac', audioCodecs: MKV_AUDIO },
   weba: { kind: 'audio', muxer: 'webm', audio: 'opus', audioCodecs: ['opus', 'vorbis'] },
   wv: { kind: 'audio', muxer: 'wv', audio: 'wavpack', audioCodecs: ['wavpack'] },
+  oga: { kind: 'audio', muxer: 'ogg', audio: 'vorbis', audioCodecs: ['vorbis', 'opus', 'flac'] },
+  // An iPhone ringtone: an M4A by another name.
+  m4r: { kind: 'audio', muxer: 'ipod', audio: 'aac', audioCodecs: ['aac', 'alac'], args: FASTSTART },
+  // AIFF-C, here with little-endian samples ('sowt'), as macOS writes it.
+  aifc: { kind: 'audio', muxer: 'aiff', audio: 'pcm', audioCodecs: ['pcm'], pcm: 'pcm_s16le' },
+  w64: { kind: 'audio', muxer: 'w64', audio: 'pcm', audioCodecs: ['pcm'] },
+  tta: { kind: 'audio', muxer: 'tta', audio: 'tta', audioCodecs: ['tta'] },
+  eac3: { kind: 'audio', muxer: 'eac3', audio: 'eac3', audioCodecs: ['eac3'] },
+  spx: { kind: 'audio', muxer: 'spx', audio: 'speex', audioCodecs: ['speex'], rates: [16000, 8000, 32000] },
+  // RealAudio: the RealMedia container with sound only.
+  ra: { kind: 'audio', muxer: 'rm', audio: 'ac3', audioCodecs: ['ac3'] },
+  snd: { kind: 'audio', muxer: 'au', audio: 'pcm', audioCodecs: ['pcm'], pcm: 'pcm_s16be' },
 };
 
 export const MEDIA_OUTPUTS: Readonly<Record<string, MediaOutput>> = { ...VIDEO_OUTPUTS, ...AUDIO_OUTPUTS };
@@ -103,6 +127,9 @@ export const VIDEO_ENCODERS: Readonly<Record<string, readonly string[]>> = {
   mpeg1: ['mpeg1video'],
   wmv2: ['wmv2'],
   theora: ['libtheora'],
+  rv10: ['rv10'],
+  rv20: ['rv20'],
+  flv1: ['flv'],
 };
 
 export const AUDIO_ENCODERS: Readonly<Record<string, readonly string[]>> = {
@@ -118,6 +145,9 @@ export const AUDIO_ENCODERS: Readonly<Record<string, readonly string[]>> = {
   mp2: ['mp2'],
   alac: ['alac'],
   wavpack: ['wavpack'],
+  tta: ['tta'],
+  eac3: ['eac3'],
+  speex: ['libspeex'],
 };
 
 /** `video_codec` and `audio_codec` values. */
@@ -130,6 +160,8 @@ const AUDIO_LIMITS: Readonly<Record<string, { rates?: readonly number[]; channel
   mp2: { rates: [16000, 22050, 24000, 32000, 44100, 48000], channels: 2 },
   opus: { rates: [8000, 12000, 16000, 24000, 48000] },
   ac3: { rates: [32000, 44100, 48000], channels: 6 },
+  eac3: { rates: [32000, 44100, 48000], channels: 6 },
+  speex: { rates: [8000, 16000, 32000], channels: 2 },
   wma: { rates: [8000, 11025, 16000, 22050, 32000, 44100, 48000], channels: 2 },
   amr: { rates: [8000], channels: 1 },
   aac: { rates: [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 64000, 88200, 96000] },
@@ -151,11 +183,18 @@ export const DEMUXERS: Readonly<Record<string, string>> = {
   ogv: 'ogg', ogg: 'ogg', opus: 'ogg', mxf: 'mxf', dv: 'dv', gif: 'gif',
   mp3: 'mp3', mp2: 'mp3', wav: 'wav', flac: 'flac', aac: 'aac', ac3: 'ac3', aiff: 'aiff', aif: 'aiff',
   amr: 'amr', caf: 'caf', au: 'au', wv: 'wv',
+  '3gpp': 'mov', mod: 'mpeg', divx: 'avi', xvid: 'avi', rm: 'rm', rmvb: 'rm', swf: 'swf', nut: 'nut', wtv: 'wtv',
+  y4m: 'yuv4mpegpipe', ivf: 'ivf', m2v: 'mpegvideo', h264: 'h264', hevc: 'hevc',
+  m1v: 'mpegvideo', mjpeg: 'mjpeg', mjpg: 'mjpeg', mpe: 'mpeg', m2t: 'mpegts', snd: 'au', awb: 'amr',
+  oga: 'ogg', m4r: 'mov', aifc: 'aiff', w64: 'w64', tta: 'tta', eac3: 'eac3', dts: 'dts', spx: 'ogg', ra: 'rm', voc: 'voc', mmf: 'mmf',
   png: 'png_pipe',
 };
 
-export const VIDEO_INPUTS = ['mp4', 'm4v', 'mov', '3gp', '3g2', 'f4v', 'mkv', 'webm', 'avi', 'flv', 'wmv', 'asf', 'mpeg', 'mpg', 'vob', 'ts', 'm2ts', 'mts', 'ogv', 'mxf', 'dv', 'gif'] as const;
-export const AUDIO_INPUTS = ['mp3', 'mp2', 'wav', 'flac', 'ogg', 'opus', 'm4a', 'm4b', 'aac', 'ac3', 'aiff', 'aif', 'amr', 'wma', 'caf', 'au', 'mka', 'weba', 'wv'] as const;
+export const VIDEO_INPUTS = ['mp4', 'm4v', 'mov', '3gp', '3g2', 'f4v', 'mkv', 'webm', 'avi', 'flv', 'wmv', 'asf', 'mpeg', 'mpg', 'vob', 'ts', 'm2ts', 'mts', 'ogv', 'mxf', 'dv', 'gif',
+  '3gpp', 'mod', 'divx', 'xvid', 'rm', 'rmvb', 'swf', 'nut', 'wtv', 'y4m', 'ivf', 'm2v', 'h264', 'hevc',
+  'm1v', 'mjpeg', 'mjpg', 'mpe', 'm2t'] as const;
+export const AUDIO_INPUTS = ['mp3', 'mp2', 'wav', 'flac', 'ogg', 'opus', 'm4a', 'm4b', 'aac', 'ac3', 'aiff', 'aif', 'amr', 'wma', 'caf', 'au', 'mka', 'weba', 'wv',
+  'oga', 'm4r', 'aifc', 'w64', 'tta', 'eac3', 'dts', 'spx', 'ra', 'voc', 'mmf', 'snd', 'awb'] as const;
 export const VIDEO_OUTPUT_FORMATS = Object.keys(VIDEO_OUTPUTS);
 export const AUDIO_OUTPUT_FORMATS = Object.keys(AUDIO_OUTPUTS);
 
@@ -207,6 +246,13 @@ const ASF = [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11, 0xa6, 0xd9, 0x00, 0
 /** The ASF stream type of video (BC19EFC0-5B4D-11CF-A8FD-00805F5C442B as stored). */
 const ASF_VIDEO = Buffer.from([0xc0, 0xef, 0x19, 0xbc, 0x4d, 0x5b, 0xcf, 0x11, 0xa8, 0xfd, 0x00, 0x80, 0x5f, 0x5c, 0x44, 0x2b]);
 const MXF = [0x06, 0x0e, 0x2b, 0x34, 0x02, 0x05, 0x01, 0x01, 0x0d, 0x01, 0x02, 0x01, 0x01];
+const WTV = [0xb7, 0xd8, 0x00, 0x20, 0x37, 0x49, 0xda, 0x11, 0xa6, 0x4e, 0x00, 0x07, 0xe9, 0x5e, 0xad, 0x8d];
+
+/** Signatures that are plain text at the start of the file. */
+const TEXT_SIGNATURES: ReadonlyArray<[string, string]> = [
+  ['.RMF', 'rm'], ['FWS', 'swf'], ['CWS', 'swf'], ['ZWS', 'swf'], ['nut/multimedia container', 'nut'], ['YUV4MPEG2 ', 'y4m'],
+  ['DKIF', 'ivf'], ['TTA1', 'tta'], ['Creative Voice File\x1a', 'voc'], ['MMMD', 'mmf'], ['riff', 'w64'],
+];
 
 /**
  * The audio or video container a file's first bytes (512 are enough) say it is, for the formats of
@@ -219,6 +265,12 @@ export function sniffMedia(head: Buffer): string | undefined {
   // MPEG-TS: a sync byte every 188 bytes; BDAV (m2ts) packets carry a 4-byte timestamp before each, every 192.
   const packets = (at: number, size: number) => head.length > at + 2 * size && [0, size, 2 * size].every((k) => head[at + k] === 0x47);
   if (ascii('FLV\x01')) return 'flv';
+  const text = TEXT_SIGNATURES.find(([sig]) => ascii(sig));
+  if (text) return text[1];
+  if (starts(WTV)) return 'wtv';
+  if (starts([0x7f, 0xfe, 0x80, 0x01])) return 'dts';
+  // An MPEG-1/2 video elementary stream opens with its sequence header.
+  if (starts([0x00, 0x00, 0x01, 0xb3])) return 'm2v';
   if (ascii('RIFF') && ascii('AVI ', 8)) return 'avi';
   if (starts(ASF)) return head.includes(ASF_VIDEO) ? 'wmv' : 'asf';
   if (starts([0x00, 0x00, 0x01, 0xba])) return 'mpeg';
@@ -231,8 +283,8 @@ export function sniffMedia(head: Buffer): string | undefined {
   if (ascii('wvpk')) return 'wv';
   if (ascii('.snd')) return 'au';
   if (starts([0x1f, 0x07, 0x00]) && (head[3]! & 0x3f) === 0x3f) return 'dv';
-  // AC-3 sync word and a bitstream id of plain AC-3 (up to 10); ADTS: 12 sync bits and layer 00.
-  if (starts([0x0b, 0x77]) && head.length > 5 && head[5]! >> 3 <= 10) return 'ac3';
+  // AC-3 sync word and a bitstream id of plain AC-3 (up to 10) or E-AC-3 (11 to 16); ADTS: 12 sync bits and layer 00.
+  if (starts([0x0b, 0x77]) && head.length > 5) return head[5]! >> 3 <= 10 ? 'ac3' : head[5]! >> 3 <= 16 ? 'eac3' : undefined;
   if (head[0] === 0xff && (head[1]! & 0xf6) === 0xf0) return 'aac';
   return undefined;
 }

@@ -58,7 +58,7 @@ export function videoCodecArgs(executable: string, name: string, p: VideoQuality
   return ['-c:v', codec, ...videoQuality(codec, p)];
 }
 
-const LOSSLESS = new Set(['flac', 'alac', 'wavpack', 'pcm', 'amr']);
+const LOSSLESS = new Set(['flac', 'alac', 'wavpack', 'pcm', 'amr', 'tta']);
 
 /** `-c:a` and its settings for a codec name in a container (`none`: no sound, `copy`: as it is). */
 export function audioCodecArgs(executable: string, name: string, spec: MediaOutput, p: AudioQuality): string[] {
