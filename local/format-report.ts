@@ -70,6 +70,14 @@ export function missingFamilyLines(report: FormatReport, indent = '  formats    
 const counted = (name: string, width: number, k: { inputs: number; outputs: number; formats: number; pairs: number }) =>
   `  ${name.padEnd(width)}  ${String(k.inputs).padStart(6)}  ${String(k.outputs).padStart(7)}  ${String(k.formats).padStart(7)}  ${String(k.pairs).padStart(6)}`;
 
+/** The media, image, archive and font families together (CloudConvert's non-document families). */
+const MEDIA_FAMILIES = ['video', 'audio', 'image', 'archive', 'font'];
+function mediaLine(families: Record<string, { formats: number; pairs: number }>): string {
+  const picked = MEDIA_FAMILIES.map((f) => families[f] ?? { formats: 0, pairs: 0 });
+  const sum = (k: 'formats' | 'pairs') => picked.reduce((n, f) => n + f[k], 0).toLocaleString('en-US');
+  return `  (${MEDIA_FAMILIES.join(', ')}: ${sum('formats')} formats, ${sum('pairs')} pairs)`;
+}
+
 /** `npm run formats`'s table: the counts per family, the engines, then what is missing and how to add it. */
 export function reportLines(report: FormatReport): string[] {
   const c = report.convert;
@@ -80,6 +88,7 @@ export function reportLines(report: FormatReport): string[] {
     `  ${'family'.padEnd(width)}  inputs  outputs  formats   pairs`,
     ...families.map(([family, k]) => counted(family, width, k)),
     counted('all', width, c),
+    mediaLine(c.families),
     '',
     `engines: ${report.engines.filter((e) => e.found).map((e) => e.found).join(', ') || 'none'}`,
     `pairs per engine: ${Object.entries(c.engines).map(([e, n]) => `${e} ${n}`).join(', ') || 'none'}`,
