@@ -9,6 +9,12 @@ export const TAR_COMPRESSED = { 'tar.gz': 'gzip', 'tar.bz2': 'bzip2', 'tar.xz': 
 /** Single-file compressors: `gz`, `bz2`, `xz` hold exactly one file. */
 export const SINGLE_FILE = { gz: 'gzip', bz2: 'bzip2', xz: 'xz' } as const;
 
+/** Single-file compressors 7-Zip reads but does not write: compress (`.Z`) and LZMA-alone. */
+const SINGLE_FILE_READ_ONLY = ['z', 'lzma'] as const;
+/** Whether an input holds one file, named after the archive (as gunzip names it). */
+export const holdsOneFile = (format: string | null): boolean =>
+  format !== null && (format in SINGLE_FILE || (SINGLE_FILE_READ_ONLY as readonly string[]).includes(format));
+
 /** Archives written as they are, by their 7-Zip type (`-t`). */
 const WHOLE = { zip: 'zip', '7z': '7z', tar: 'tar' } as const;
 
@@ -17,9 +23,10 @@ export const ARCHIVE_OUTPUT_FORMATS = ['zip', '7z', 'tar', 'tar.gz', 'tar.bz2', 
 
 /**
  * Formats read (each has a test extracting an archive made in the test): the outputs, `jar` (a zip),
- * RAR (4 and 5), WIM, cpio and ar (deb).
+ * RAR (4 and 5), WIM, cpio and ar (deb), Microsoft Cabinet, LHA (`lzh`, `lha`), ARJ, compress (`Z`)
+ * and LZMA-alone (test/support/archive-writers.ts writes them).
  */
-export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb'] as const;
+export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY] as const;
 
 export type ArchiveOutputFormat = (typeof ARCHIVE_OUTPUT_FORMATS)[number];
 
