@@ -5,7 +5,7 @@
  * `-m0=lzma`, behind the 13-byte .lzma header), Microsoft Cabinet, LHA (-lh0-, level 0 headers) and
  * ARJ (method 0). For the extraction tests; readers of their outputs are elsewhere.
  */
-import { crc32 } from 'node:zlib';
+import { crc32, deflateSync } from 'node:zlib';
 import { sevenZipWrite } from './archive-fixtures.js';
 
 /** compress (.Z): magic, then one 9-bit LZW code per byte (literals), LSB first. Short inputs only. */
@@ -148,4 +148,50 @@ export function arjOf(files: Record<string, string | Buffer>): Buffer {
   }
   parts.push(Buffer.from([0x60, 0xea, 0, 0]));
   return Buffer.concat(parts);
+}
+
+type XarNode = { name: string; data?: Buffer; children?: XarNode[] };
+
+/** The nodes of a tree of `a/b/c` paths: folders hold their children, files their data. */
+function xarNodes(files: Record<string, string | Buffer>): XarNode[] {
+  const root: XarNode = { name: '', children: [] };
+  for (const [name, data] of Object.entries(files)) {
+    let at = root;
+    const parts = name.split('/');
+    for (const part of parts.slice(0, -1)) {
+      let next = at.children!.find((c) => c.name === part && c.children);
+      if (!next) at.children!.push((next = { name: part, children: [] }));
+      at = next;
+    }
+    at.children!.push({ name: parts.at(-1)!, data: Buffer.from(data) });
+  }
+  return root.children!;
+}
+
+/**
+ * A xar archive (as a macOS .pkg is): a 28-byte header, the table of contents (XML, zlib), then the
+ * heap of the files' data, stored; no checksums.
+ */
+export function xarOf(files: Record<string, string | Buffer>): Buffer {
+  const heap: Buffer[] = [];
+  let offset = 0;
+  let id = 1;
+  const xml = (node: XarNode): string => {
+    const open = `<file id="${id++}"><name>${node.name}</name>`;
+    if (node.children) return `${open}<type>directory</type>${node.children.map(xml).join('')}</file>`;
+    const n = node.data!.length;
+    heap.push(node.data!);
+    const data = `<data><length>${n}</length><offset>${offset}</offset><size>${n}</size><encoding style="application/octet-stream"/></data>`;
+    offset += n;
+    return `${open}<type>file</type>${data}</file>`;
+  };
+  const toc = Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><xar><toc>${xarNodes(files).map(xml).join('')}</toc></xar>`);
+  const packed = deflateSync(toc);
+  const header = Buffer.alloc(28);
+  header.write('xar!', 0, 'latin1');
+  header.writeUInt16BE(28, 4);
+  header.writeUInt16BE(1, 6);
+  header.writeBigUInt64BE(BigInt(packed.length), 8);
+  header.writeBigUInt64BE(BigInt(toc.length), 16);
+  return Buffer.concat([header, packed, ...heap]);
 }

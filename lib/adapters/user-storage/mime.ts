@@ -26,6 +26,8 @@ const BY_EXTENSION: Record<string, string> = {
   arj: 'application/x-arj',
   z: 'application/x-compress',
   lzma: 'application/x-lzma',
+  xar: 'application/x-xar',
+  pkg: 'application/x-xar',
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',

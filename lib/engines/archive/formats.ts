@@ -24,9 +24,13 @@ export const ARCHIVE_OUTPUT_FORMATS = ['zip', '7z', 'tar', 'tar.gz', 'tar.bz2', 
 /**
  * Formats read (each has a test extracting an archive made in the test): the outputs, `jar` (a zip),
  * RAR (4 and 5), WIM, cpio and ar (deb), Microsoft Cabinet, LHA (`lzh`, `lha`), ARJ, compress (`Z`)
- * and LZMA-alone (test/support/archive-writers.ts writes them).
+ * LZMA-alone and xar (`pkg`) (test/support/archive-writers.ts writes them).
  */
-export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY] as const;
+export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY, 'xar', 'pkg'] as const;
+
+/** Files 7-Zip shows that are no entry of the archive: a xar's table of contents. Left out of what is extracted. */
+const NOT_ENTRIES: Readonly<Record<string, string>> = { xar: '[TOC].xml', pkg: '[TOC].xml' };
+export const isEntryOf = (format: string | null, name: string): boolean => format === null || NOT_ENTRIES[format] !== name;
 
 export type ArchiveOutputFormat = (typeof ARCHIVE_OUTPUT_FORMATS)[number];
 
