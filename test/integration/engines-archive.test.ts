@@ -24,7 +24,7 @@ import {
   zipOf,
 } from '../support/archive-fixtures.js';
 import { rar5 } from '../support/rar5.js';
-import { arjOf, cabOf, compressZ, lzhOf, lzmaAlone, xarOf } from '../support/archive-writers.js';
+import { arjOf, cabOf, compressZ, isoOf, lzhOf, lzmaAlone, xarOf } from '../support/archive-writers.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 let h: Harness;
@@ -82,6 +82,7 @@ describe('archive/extract', () => {
     // 7-Zip shows a xar's table of contents as a file, `[TOC].xml`: not an entry, left out.
     ['xar', async () => xarOf(TREE)],
     ['pkg', async () => xarOf(TREE)],
+    ['iso', async () => isoOf(TREE)],
     ['rar', async () => rar5([{ name: 'docs', folder: true }, { name: 'docs/deep', folder: true }, ...Object.entries(TREE).map(([name, data]) => ({ name, data: Buffer.from(data) }))])],
   ];
   for (const [format, make] of trees) {

@@ -195,3 +195,104 @@ export function xarOf(files: Record<string, string | Buffer>): Buffer {
   header.writeBigUInt64BE(BigInt(toc.length), 16);
   return Buffer.concat([header, packed, ...heap]);
 }
+
+const SECTOR = 2048;
+/** A number written both ways, little-endian then big-endian, as ISO 9660 writes most of its numbers. */
+function both(value: number, bytes: 2 | 4): Buffer {
+  const b = Buffer.alloc(bytes * 2);
+  if (bytes === 2) {
+    b.writeUInt16LE(value, 0);
+    b.writeUInt16BE(value, 2);
+  } else {
+    b.writeUInt32LE(value, 0);
+    b.writeUInt32BE(value, 4);
+  }
+  return b;
+}
+
+/** An ISO 9660 directory record: where its extent is, its size, whether it is a folder, its name. */
+function isoRecord(sector: number, size: number, folder: boolean, name: Buffer): Buffer {
+  const length = 33 + name.length + ((33 + name.length) % 2);
+  const r = Buffer.alloc(length);
+  r[0] = length;
+  both(sector, 4).copy(r, 2);
+  both(size, 4).copy(r, 10);
+  r.set([124, 1, 1, 0, 0, 0, 0], 18); // 2024-01-01 00:00 UTC
+  r[25] = folder ? 2 : 0;
+  both(1, 2).copy(r, 28);
+  r[32] = name.length;
+  name.copy(r, 33);
+  return r;
+}
+
+type IsoDir = { node: XarNode; sector: number; parent: number };
+
+/**
+ * An ISO 9660 image: 16 empty sectors, the primary volume descriptor, the set's terminator, the two
+ * path tables, one sector per folder, then the files' data. Names are kept as given (with `;1`).
+ */
+export function isoOf(files: Record<string, string | Buffer>): Buffer {
+  // Folders breadth first (as the path table lists them), each one sector from sector 20.
+  const dirs: IsoDir[] = [{ node: { name: '', children: xarNodes(files) }, sector: 20, parent: 1 }];
+  for (let i = 0; i < dirs.length; i++) {
+    for (const c of dirs[i]!.node.children!) if (c.children) dirs.push({ node: c, sector: 20 + dirs.length, parent: i + 1 });
+  }
+  let next = 20 + dirs.length;
+  const data = new Map<XarNode, number>();
+  for (const c of dirs.flatMap((d) => d.node.children!.filter((n) => n.data))) {
+    data.set(c, next);
+    next += Math.max(1, Math.ceil(c.data!.length / SECTOR));
+  }
+  const image = Buffer.alloc(next * SECTOR);
+  const sectorOf = (n: XarNode) => dirs.find((d) => d.node === n)!.sector;
+  for (const d of dirs) {
+    const parent = dirs[d.parent - 1]!;
+    const records = [isoRecord(d.sector, SECTOR, true, Buffer.from([0])), isoRecord(parent.sector, SECTOR, true, Buffer.from([1]))];
+    for (const c of d.node.children!) {
+      records.push(c.children ? isoRecord(sectorOf(c), SECTOR, true, Buffer.from(c.name)) : isoRecord(data.get(c)!, c.data!.length, false, Buffer.from(`${c.name};1`)));
+      if (c.data) c.data.copy(image, data.get(c)! * SECTOR);
+    }
+    Buffer.concat(records).copy(image, d.sector * SECTOR);
+  }
+  const table = (big: boolean) =>
+    Buffer.concat(
+      dirs.map((d) => {
+        const name = d.node.name ? Buffer.from(d.node.name) : Buffer.from([0]);
+        const e = Buffer.alloc(8 + name.length + (name.length % 2));
+        e[0] = name.length;
+        if (big) {
+          e.writeUInt32BE(d.sector, 2);
+          e.writeUInt16BE(d.parent, 6);
+        } else {
+          e.writeUInt32LE(d.sector, 2);
+          e.writeUInt16LE(d.parent, 6);
+        }
+        name.copy(e, 8);
+        return e;
+      }),
+    );
+  const [little, bigEndian] = [table(false), table(true)];
+  little.copy(image, 18 * SECTOR);
+  bigEndian.copy(image, 19 * SECTOR);
+  const pvd = image.subarray(16 * SECTOR, 17 * SECTOR);
+  pvd[0] = 1;
+  pvd.write('CD001', 1, 'latin1');
+  pvd[6] = 1;
+  pvd.fill(0x20, 8, 72).write('TEST', 40, 'latin1');
+  both(next, 4).copy(pvd, 80);
+  both(1, 2).copy(pvd, 120);
+  both(1, 2).copy(pvd, 124);
+  both(SECTOR, 2).copy(pvd, 128);
+  both(little.length, 4).copy(pvd, 132);
+  pvd.writeUInt32LE(18, 140);
+  pvd.writeUInt32BE(19, 148);
+  isoRecord(20, SECTOR, true, Buffer.from([0])).copy(pvd, 156);
+  pvd.fill(0x20, 190, 813);
+  for (let at = 813; at < 881; at += 17) pvd.fill(0x30, at, at + 16);
+  pvd[881] = 1;
+  const end = image.subarray(17 * SECTOR, 18 * SECTOR);
+  end[0] = 255;
+  end.write('CD001', 1, 'latin1');
+  end[6] = 1;
+  return image;
+}

@@ -28,6 +28,7 @@ const BY_EXTENSION: Record<string, string> = {
   lzma: 'application/x-lzma',
   xar: 'application/x-xar',
   pkg: 'application/x-xar',
+  iso: 'application/x-iso9660-image',
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',

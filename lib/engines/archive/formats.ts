@@ -24,9 +24,9 @@ export const ARCHIVE_OUTPUT_FORMATS = ['zip', '7z', 'tar', 'tar.gz', 'tar.bz2', 
 /**
  * Formats read (each has a test extracting an archive made in the test): the outputs, `jar` (a zip),
  * RAR (4 and 5), WIM, cpio and ar (deb), Microsoft Cabinet, LHA (`lzh`, `lha`), ARJ, compress (`Z`)
- * LZMA-alone and xar (`pkg`) (test/support/archive-writers.ts writes them).
+ * LZMA-alone, xar (`pkg`) and ISO 9660 (test/support/archive-writers.ts writes them).
  */
-export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY, 'xar', 'pkg'] as const;
+export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY, 'xar', 'pkg', 'iso'] as const;
 
 /** Files 7-Zip shows that are no entry of the archive: a xar's table of contents. Left out of what is extracted. */
 const NOT_ENTRIES: Readonly<Record<string, string>> = { xar: '[TOC].xml', pkg: '[TOC].xml' };
