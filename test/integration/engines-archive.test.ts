@@ -83,6 +83,8 @@ describe('archive/extract', () => {
     ['xar', async () => xarOf(TREE)],
     ['pkg', async () => xarOf(TREE)],
     ['iso', async () => isoOf(TREE)],
+    ['tar.lzma', async () => lzmaAlone('x.tar', await treeTar())],
+    ['tar.7z', async () => sevenZipWrite('7z', { 'x.tar': await treeTar() })],
     ['rar', async () => rar5([{ name: 'docs', folder: true }, { name: 'docs/deep', folder: true }, ...Object.entries(TREE).map(([name, data]) => ({ name, data: Buffer.from(data) }))])],
   ];
   for (const [format, make] of trees) {
@@ -105,9 +107,10 @@ describe('archive/extract', () => {
     expect(await contents(await extract(arOf({ 'debian-binary': '2.0\n' }), 'pkg.deb'))).toEqual({ 'debian-binary': '2.0\n' });
   });
 
-  it('extracts the one file of Z (compress) and lzma, named after the archive', async () => {
+  it('extracts the one file of Z (compress), lzma and bz, named after the archive', async () => {
     expect(await contents(await extract(compressZ(Buffer.from('compressed by LZW\n')), 'note.txt.Z'))).toEqual({ 'note.txt': 'compressed by LZW\n' });
     expect(await contents(await extract(await lzmaAlone('x', Buffer.from('lzma alone\n')), 'note.txt.lzma'))).toEqual({ 'note.txt': 'lzma alone\n' });
+    expect(await contents(await extract(await sevenZipWrite('bzip2', { x: 'bz\n' }), 'note.txt.bz'))).toEqual({ 'note.txt': 'bz\n' });
   });
 
   it('extracts the one file of gz, bz2 and xz', async () => {

@@ -29,6 +29,7 @@ const BY_EXTENSION: Record<string, string> = {
   xar: 'application/x-xar',
   pkg: 'application/x-xar',
   iso: 'application/x-iso9660-image',
+  bz: 'application/x-bzip2',
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',
