@@ -68,6 +68,8 @@ describe('archive/extract', () => {
   const trees: Array<[string, () => Promise<Buffer>]> = [
     ['zip', async () => zipOf(TREE)],
     ['jar', async () => zipOf(TREE)],
+    ['war', async () => zipOf(TREE)],
+    ['apk', async () => zipOf(TREE)],
     ['7z', () => sevenZipWrite('7z', TREE)],
     ['tar', treeTar],
     ['tar.gz', async () => gzip(await treeTar())],

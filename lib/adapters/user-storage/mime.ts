@@ -30,6 +30,8 @@ const BY_EXTENSION: Record<string, string> = {
   pkg: 'application/x-xar',
   iso: 'application/x-iso9660-image',
   bz: 'application/x-bzip2',
+  war: 'application/java-archive',
+  apk: 'application/vnd.android.package-archive',
   png: 'image/png',
   jpg: 'image/jpeg',
   jpeg: 'image/jpeg',

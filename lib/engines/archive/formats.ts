@@ -24,11 +24,11 @@ const WHOLE = { zip: 'zip', '7z': '7z', tar: 'tar' } as const;
 export const ARCHIVE_OUTPUT_FORMATS = ['zip', '7z', 'tar', 'tar.gz', 'tar.bz2', 'tar.xz', 'gz', 'bz2', 'xz'] as const;
 
 /**
- * Formats read (each has a test extracting an archive made in the test): the outputs, `jar` (a zip),
+ * Formats read (each has a test extracting an archive made in the test): the outputs, `jar`, `war`, `apk` (zips),
  * RAR (4 and 5), WIM, cpio and ar (deb), Microsoft Cabinet, LHA (`lzh`, `lha`), ARJ, compress (`Z`)
  * LZMA-alone, xar (`pkg`) and ISO 9660 (test/support/archive-writers.ts writes them).
  */
-export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY, 'xar', 'pkg', 'iso', ...TAR_READ_ONLY] as const;
+export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'war', 'apk', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY, 'xar', 'pkg', 'iso', ...TAR_READ_ONLY] as const;
 
 /** Files 7-Zip shows that are no entry of the archive: a xar's table of contents. Left out of what is extracted. */
 const NOT_ENTRIES: Readonly<Record<string, string>> = { xar: '[TOC].xml', pkg: '[TOC].xml' };
