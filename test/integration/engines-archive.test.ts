@@ -24,6 +24,7 @@ import {
   zipOf,
 } from '../support/archive-fixtures.js';
 import { rar5 } from '../support/rar5.js';
+import { arjOf, cabOf, compressZ, isoOf, lzhOf, lzmaAlone, xarOf } from '../support/archive-writers.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 let h: Harness;
@@ -67,6 +68,8 @@ describe('archive/extract', () => {
   const trees: Array<[string, () => Promise<Buffer>]> = [
     ['zip', async () => zipOf(TREE)],
     ['jar', async () => zipOf(TREE)],
+    ['war', async () => zipOf(TREE)],
+    ['apk', async () => zipOf(TREE)],
     ['7z', () => sevenZipWrite('7z', TREE)],
     ['tar', treeTar],
     ['tar.gz', async () => gzip(await treeTar())],
@@ -74,6 +77,16 @@ describe('archive/extract', () => {
     ['tar.bz2', async () => sevenZipWrite('bzip2', { 'x.tar': await treeTar() })],
     ['tar.xz', async () => sevenZipWrite('xz', { 'x.tar': await treeTar() })],
     ['wim', () => sevenZipWrite('wim', TREE)],
+    ['cab', async () => cabOf(TREE)],
+    ['lzh', async () => lzhOf(TREE)],
+    ['lha', async () => lzhOf(TREE)],
+    ['arj', async () => arjOf(TREE)],
+    // 7-Zip shows a xar's table of contents as a file, `[TOC].xml`: not an entry, left out.
+    ['xar', async () => xarOf(TREE)],
+    ['pkg', async () => xarOf(TREE)],
+    ['iso', async () => isoOf(TREE)],
+    ['tar.lzma', async () => lzmaAlone('x.tar', await treeTar())],
+    ['tar.7z', async () => sevenZipWrite('7z', { 'x.tar': await treeTar() })],
     ['rar', async () => rar5([{ name: 'docs', folder: true }, { name: 'docs/deep', folder: true }, ...Object.entries(TREE).map(([name, data]) => ({ name, data: Buffer.from(data) }))])],
   ];
   for (const [format, make] of trees) {
@@ -94,6 +107,12 @@ describe('archive/extract', () => {
     expect(await contents(await extract(cpioOf(flat), 'flat.cpio'))).toEqual(flat);
     expect(await contents(await extract(arOf(flat), 'flat.ar'))).toEqual(flat);
     expect(await contents(await extract(arOf({ 'debian-binary': '2.0\n' }), 'pkg.deb'))).toEqual({ 'debian-binary': '2.0\n' });
+  });
+
+  it('extracts the one file of Z (compress), lzma and bz, named after the archive', async () => {
+    expect(await contents(await extract(compressZ(Buffer.from('compressed by LZW\n')), 'note.txt.Z'))).toEqual({ 'note.txt': 'compressed by LZW\n' });
+    expect(await contents(await extract(await lzmaAlone('x', Buffer.from('lzma alone\n')), 'note.txt.lzma'))).toEqual({ 'note.txt': 'lzma alone\n' });
+    expect(await contents(await extract(await sevenZipWrite('bzip2', { x: 'bz\n' }), 'note.txt.bz'))).toEqual({ 'note.txt': 'bz\n' });
   });
 
   it('extracts the one file of gz, bz2 and xz', async () => {
@@ -197,6 +216,12 @@ describe('refusals', () => {
       const task = await extract(zipOf({ [name]: 'gotcha', 'fine.txt': 'ok' }), 'slip.zip');
       failed(task, 'UNSAFE_ARCHIVE');
     }
+    expect(readdirSync(h.config.ENGINE_TMP_DIR, { recursive: true }).map(String).filter((f) => f.includes('evil'))).toEqual([]);
+  });
+
+  it('refuses cab, lzh and arj archives with an entry named out of their folder', async () => {
+    const slip = { '../../evil.txt': 'gotcha', 'fine.txt': 'ok' };
+    for (const [bytes, name] of [[cabOf(slip), 'slip.cab'], [lzhOf(slip), 'slip.lzh'], [arjOf(slip), 'slip.arj']] as const) failed(await extract(bytes, name), 'UNSAFE_ARCHIVE');
     expect(readdirSync(h.config.ENGINE_TMP_DIR, { recursive: true }).map(String).filter((f) => f.includes('evil'))).toEqual([]);
   });
 

@@ -111,6 +111,7 @@ describe('archive format names', () => {
       'tar.xz',
       'gz',
     ]);
+    expect(['a.tar.lzma', 'a.TAR.7Z', 'a.Z', 'a.lzma'].map(formatOfFilename)).toEqual(['tar.lzma', 'tar.7z', 'z', 'lzma']);
   });
 
   it('has one name for each format', () => {

@@ -9,6 +9,14 @@ export const TAR_COMPRESSED = { 'tar.gz': 'gzip', 'tar.bz2': 'bzip2', 'tar.xz': 
 /** Single-file compressors: `gz`, `bz2`, `xz` hold exactly one file. */
 export const SINGLE_FILE = { gz: 'gzip', bz2: 'bzip2', xz: 'xz' } as const;
 
+/** Single-file compressors 7-Zip reads but does not write: compress (`.Z`), LZMA-alone, and bzip2 as `bz`. */
+const SINGLE_FILE_READ_ONLY = ['z', 'lzma', 'bz'] as const;
+/** Tars in a container read but not written here: LZMA-alone, and a 7z holding one tar. */
+const TAR_READ_ONLY = ['tar.lzma', 'tar.7z'] as const;
+/** Whether an input holds one file, named after the archive (as gunzip names it). */
+export const holdsOneFile = (format: string | null): boolean =>
+  format !== null && (format in SINGLE_FILE || (SINGLE_FILE_READ_ONLY as readonly string[]).includes(format));
+
 /** Archives written as they are, by their 7-Zip type (`-t`). */
 const WHOLE = { zip: 'zip', '7z': '7z', tar: 'tar' } as const;
 
@@ -16,10 +24,15 @@ const WHOLE = { zip: 'zip', '7z': '7z', tar: 'tar' } as const;
 export const ARCHIVE_OUTPUT_FORMATS = ['zip', '7z', 'tar', 'tar.gz', 'tar.bz2', 'tar.xz', 'gz', 'bz2', 'xz'] as const;
 
 /**
- * Formats read (each has a test extracting an archive made in the test): the outputs, `jar` (a zip),
- * RAR (4 and 5), WIM, cpio and ar (deb).
+ * Formats read (each has a test extracting an archive made in the test): the outputs, `jar`, `war`, `apk` (zips),
+ * RAR (4 and 5), WIM, cpio and ar (deb), Microsoft Cabinet, LHA (`lzh`, `lha`), ARJ, compress (`Z`)
+ * LZMA-alone, xar (`pkg`) and ISO 9660 (test/support/archive-writers.ts writes them).
  */
-export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'rar', 'wim', 'cpio', 'ar', 'deb'] as const;
+export const ARCHIVE_INPUT_FORMATS = [...ARCHIVE_OUTPUT_FORMATS, 'jar', 'war', 'apk', 'rar', 'wim', 'cpio', 'ar', 'deb', 'cab', 'lzh', 'lha', 'arj', ...SINGLE_FILE_READ_ONLY, 'xar', 'pkg', 'iso', ...TAR_READ_ONLY] as const;
+
+/** Files 7-Zip shows that are no entry of the archive: a xar's table of contents. Left out of what is extracted. */
+const NOT_ENTRIES: Readonly<Record<string, string>> = { xar: '[TOC].xml', pkg: '[TOC].xml' };
+export const isEntryOf = (format: string | null, name: string): boolean => format === null || NOT_ENTRIES[format] !== name;
 
 export type ArchiveOutputFormat = (typeof ARCHIVE_OUTPUT_FORMATS)[number];
 
@@ -31,7 +44,8 @@ export function writePlan(format: ArchiveOutputFormat): { type: string; compress
 }
 
 /** Inputs that are a compressed tar: extracted twice (the compressor's one file, then the tar). */
-export const isCompressedTar = (format: string | null): boolean => format !== null && format in TAR_COMPRESSED;
+export const isCompressedTar = (format: string | null): boolean =>
+  format !== null && (format in TAR_COMPRESSED || (TAR_READ_ONLY as readonly string[]).includes(format));
 
 export const ARCHIVE_CONTENT_TYPES: Readonly<Record<string, string>> = {
   zip: 'application/zip',

@@ -10,7 +10,7 @@ import type { EngineCall, LocalFile } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
 import { checkArchiveTotals } from '../core/limits.js';
 import type { ToolPlace } from '../core/tool.js';
-import { isCompressedTar, SINGLE_FILE } from './formats.js';
+import { holdsOneFile, isCompressedTar, isEntryOf } from './formats.js';
 import { checkEntries, ListingReader, type ArchiveEntry } from './listing.js';
 import { hasEncryptedHeaders, runSevenZip, SevenZipError } from './sevenzip.js';
 
@@ -112,10 +112,10 @@ export async function unpack(call: EngineCall<ArchivePasswordArgs>): Promise<Unp
   await listChecked(call, input, source);
   const folder = path.join(call.dir, 'entries');
   await extractInto(call, input, source, folder, call.tool);
-  const files = await filesUnder(folder);
+  const files = (await filesUnder(folder)).filter((f) => isEntryOf(input.format, f.name));
   // A compressed file is named after the archive's name without its extension, as gunzip names it
   // (7-Zip would name it after the call's copy of the input).
-  if (input.format !== null && input.format in SINGLE_FILE && files.length === 1) {
+  if (holdsOneFile(input.format) && files.length === 1) {
     return [{ file: files[0]!.file, name: input.filename.replace(/\.[^.]+$/, '') || files[0]!.name }];
   }
   return files;

@@ -59,7 +59,7 @@ export const mimeType = (format: string): string => typeOfExtension(`x.${normali
 /** The format a file name says it has (its extension), if any. */
 export function formatOfFilename(filename: string): string | undefined {
   // A compressed tar says so in two extensions (`x.tar.gz`): the format is both.
-  const tar = /\.tar\.(gz|bz2|xz)$/i.exec(filename);
+  const tar = /\.tar\.(gz|bz2|xz|lzma|7z)$/i.exec(filename);
   if (tar && tar.index > 0) return `tar.${tar[1]!.toLowerCase()}`;
   const dot = filename.lastIndexOf('.');
   if (dot <= 0 || dot === filename.length - 1) return undefined;

@@ -34,6 +34,7 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
     zip 7z rar tar gz tgz bz bz2 tbz tbz2 xz txz lz lzma lzo tlz z tz zst tzst cab cpio deb rpm dmg iso img jar war apk
     arj lha lzh ace alz arc rz msi pkg xar wim
     tar.gz tar.bz tar.bz2 tar.xz tar.lz tar.lzma tar.lzo tar.z tar.7z tar.zst
+    ar
   `),
   font: words('ttf otf woff woff2 eot ttc otc dfont pfb pfa afm ufo'),
   document: words('pdf doc docx docm dot dotx odt ott rtf txt md markdown html htm xhtml abw zabw wpd wps hwp lwp pages tex rst xps oxps djvu'),
