@@ -12,7 +12,6 @@ const ALIASES: Record<string, string> = {
   mpeg4: 'mp4',
   // Archives: the short names of the compressed tar forms, and the compressors' long names.
   tgz: 'tar.gz',
-  taz: 'tar.gz',
   tbz2: 'tar.bz2',
   tbz: 'tar.bz2',
   txz: 'tar.xz',
