@@ -128,5 +128,4 @@ export const CAPTURE_PDF_OPTIONS = [
 ] as const;
 export const CAPTURE_COMMON = ['wait_until', 'wait_for_element', 'wait_time', 'css_media_type', 'headers'] as const;
 export const CAPTURE_SCREENSHOT_OPTIONS = ['zoom', 'screen_width', 'screen_height', 'clip', 'device_scale_factor', 'transparent_background', 'quality'] as const;
-export const MEDIA_OPTIONS = ['video_codec', 'crf', 'preset', 'audio_codec', 'audio_bitrate', 'width', 'height', 'fps'] as const;
 export const THUMBNAIL_OPTIONS = ['width', 'height', 'fit'] as const;
