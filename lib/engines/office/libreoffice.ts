@@ -21,7 +21,7 @@
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { EngineCall, EngineResult } from '../core/call.js';
+import type { EngineCall, EngineResult, LocalFile } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
 import { basename, CALC_FORMATS, IMPRESS_FORMATS } from '../core/formats.js';
 import { stripExternalLinks } from './office-links.js';
@@ -60,15 +60,37 @@ function exportFilter(format: string): string {
   return 'writer_pdf_Export';
 }
 
-export async function officeToPdf(call: EngineCall<{ pages?: string }>): Promise<EngineResult> {
-  const [input] = call.inputs;
-  const pages = typeof call.payload.pages === 'string' ? call.payload.pages.replace(/\s+/g, '') : undefined;
-  const target = pages ? `pdf:${exportFilter(input!.format!)}:${JSON.stringify({ PageRange: { type: 'string', value: pages } })}` : 'pdf';
+/**
+ * One LibreOffice conversion: what to read and what to write. The seam between the formats
+ * (what each pair needs) and how LibreOffice runs (a process per call today).
+ */
+export interface OfficeJob {
+  input: LocalFile;
+  /** The output's extension, as `--convert-to` names it (pdf, docx, png…). */
+  extension: string;
+  /** The export filter (writer_pdf_Export, calc8, "MS Word 2007 XML"…); LibreOffice's default for the extension when absent. */
+  filter?: string;
+  /** The export filter's options (its FilterData), as typed values. */
+  options?: Record<string, { type: string; value: unknown }>;
+}
+
+/** The `--convert-to` argument for a job: `ext[:filter[:options as JSON]]`. */
+export function convertToArgument(job: OfficeJob): string {
+  if (!job.filter) return job.extension;
+  return job.options ? `${job.extension}:${job.filter}:${JSON.stringify(job.options)}` : `${job.extension}:${job.filter}`;
+}
+
+/**
+ * Converts `job.input` with LibreOffice, confined as every tool, and gives the path of the file it
+ * wrote in a folder of the call's own.
+ */
+export async function runLibreOffice(call: EngineCall, job: OfficeJob): Promise<string> {
+  const input = job.input;
   // Without bubblewrap (the office Lambda function: ENGINE_CONFINEMENT=platform) nothing stops a link
   // LibreOffice follows: the document goes in as its own format only, its external references removed
   // (office-links.ts, which says why).
   if (call.tool.confinement.level === 'platform' || call.tool.confinement.level === 'none') {
-    await stripExternalLinks(input!.path, input!.format!, input!.filename);
+    await stripExternalLinks(input.path, input.format!, input.filename);
   }
   const outDir = path.join(call.dir, 'office');
   await mkdir(outDir, { recursive: true });
@@ -90,22 +112,33 @@ export async function officeToPdf(call: EngineCall<{ pages?: string }>): Promise
         '--nofirststartwizard',
         `-env:UserInstallation=${pathToFileURL(profile).href}`,
         '--convert-to',
-        target,
+        convertToArgument(job),
         '--outdir',
         outDir,
-        input!.path,
+        input.path,
       ],
       { ...call.tool, readOnly: [installation] },
     );
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
     const how = err.exitCode === null ? (err.signal ? `ended by ${err.signal}` : 'could not be run') : `exit code ${err.exitCode}`;
-    throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${how}).`, { cause: err });
+    throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input.filename} (${how}).`, { cause: err });
   }
-  const made = (await readdir(outDir)).find((f) => f.toLowerCase().endsWith('.pdf'));
-  if (!made) throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input!.filename} (${basename(input!.filename)} is damaged or not a ${input!.format} file).`);
+  const made = (await readdir(outDir)).find((f) => f.toLowerCase().endsWith(`.${job.extension.toLowerCase()}`));
+  if (!made) throw new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input.filename} (${basename(input.filename)} is damaged or not a ${input.format} file).`);
+  return path.join(outDir, made);
+}
+
+export async function officeToPdf(call: EngineCall<{ pages?: string }>): Promise<EngineResult> {
+  const [input] = call.inputs;
+  const pages = typeof call.payload.pages === 'string' ? call.payload.pages.replace(/\s+/g, '') : undefined;
+  const made = await runLibreOffice(call, {
+    input: input!,
+    extension: 'pdf',
+    ...(pages ? { filter: exportFilter(input!.format!), options: { PageRange: { type: 'string', value: pages } } } : {}),
+  });
   const [name] = call.names('pdf', 1);
   const out = call.output(name!);
-  await rename(path.join(outDir, made), out);
+  await rename(made, out);
   return { files: [{ path: out, filename: name!, contentType: 'application/pdf' }] };
 }
