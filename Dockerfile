@@ -1,5 +1,5 @@
-# The office engine function (engineOffice; processOffice with ENGINE_ISOLATION=inline) as a Lambda container image: LibreOffice Writer does not
-# fit a zip package. `serverless deploy` builds it with OFFICE_IMAGE=1
+# The office engine function (engineOffice; processOffice with ENGINE_ISOLATION=inline) as a Lambda container image: LibreOffice,
+# calibre and pandoc do not fit a zip package. `serverless deploy` builds it with OFFICE_IMAGE=1
 # (provider.ecr.images.office in serverless.yml; Docker needed) and pushes it to the stack's ECR repository.
 # Debian 12, like the machines CI runs on: the same packages .ci/run installs for these engines, and the
 # LibreOffice version lib/engines/core/families.ts lists for the deployed stack (7.4.7.2).
@@ -30,15 +30,17 @@ RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq 
 WORKDIR /ric
 RUN npm install --no-audit --no-fund aws-lambda-ric@4.0.2
 
-# 3. The image: Node 22, LibreOffice Writer (no GUI), fonts; the bundle and its packages.
+# 3. The image: Node 22, the office engines' Debian packages (.ci/office-packages, the list CI installs:
+#    LibreOffice without GUI, calibre, pandoc, fonts); the bundle and its packages.
 #    No bubblewrap: Lambda gives no user namespaces, so the function runs with ENGINE_CONFINEMENT=platform,
 #    where documents lose their external references before LibreOffice opens them (lib/engines/office/office-links.ts).
 #    No secret in the image. As engineOffice its role grants nothing but logs and traces, its network
 #    reaches only the files bucket, and after each task no other process and nothing in /tmp is left.
 FROM node:22-bookworm-slim
+COPY .ci/office-packages /tmp/office-packages
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libreoffice-writer-nogui fonts-dejavu-core fonts-liberation2 fontconfig >/dev/null \
- && rm -rf /var/lib/apt/lists/* \
+      $(grep -v '^#' /tmp/office-packages) >/dev/null \
+ && rm -rf /var/lib/apt/lists/* /tmp/office-packages \
  && fc-cache -f
 # Only /tmp is writable in Lambda: LibreOffice's profile, font caches and every task's folder go there
 # (each task's folder is removed when it ends, lib/engines/core/tool.ts).
