@@ -12,8 +12,14 @@ import { Document as DocxDocument, HeadingLevel, Packer, Paragraph } from 'docx'
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engine, requires } from '../support/requires.js';
+import { pdfPageText } from '../support/pdf-text.js';
+import { startReceiver } from '../support/receiver.js';
+import { engine, requires, tool } from '../support/requires.js';
 import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 /** The document drawn on three pages: a heading (or none) and its paragraphs, each paragraph's lines as drawn. */
@@ -66,11 +72,15 @@ async function pagesPdf(count: number): Promise<Buffer> {
 
 /** A hand-written PDF whose page tree declares `count` pages (one real one): what pdf.js reports as its page count. */
 function declaredPagesPdf(count: number): Buffer {
-  const objects = [
+  return handWritten([
     '<< /Type /Catalog /Pages 2 0 R >>',
     `<< /Type /Pages /Kids [3 0 R] /Count ${count} >>`,
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
-  ];
+  ]);
+}
+
+/** A PDF of these objects (1 is the catalog), with a correct cross-reference table. */
+function handWritten(objects: string[]): Buffer {
   let body = '%PDF-1.7\n';
   const offsets: number[] = [];
   objects.forEach((o, i) => {
@@ -214,8 +224,20 @@ office.describe('a PDF made by LibreOffice', () => {
   });
 });
 
+office.describe('the ODT written here, opened by LibreOffice', () => {
+  it('odt → pdf keeps every block, one PDF page per page of the input', async () => {
+    const t = await h.run({ in: base64(pdf, 'report.pdf'), odt: convert('odt'), back: { operation: 'convert', input: 'odt', output_format: 'pdf' } });
+    expect(t.back!.status, t.back!.message ?? '').toBe('finished');
+    const saved = await h.file(t.back!);
+    for (const [i, spec] of PAGES.entries()) {
+      const page = await pdfPageText(saved, i + 1);
+      for (const block of [...(spec.heading ? [spec.heading.text] : []), ...spec.paragraphs.map(joined)]) expect(page).toContain(block);
+    }
+  });
+});
+
 describe('bad input', () => {
-  it('refuses a PDF past MAX_PDF_PAGES, and one whose page tree declares a billion pages, quickly', async () => {
+  it('refuses a PDF past MAX_PDF_PAGES, and a page tree that doubles at each level to 4,096 pages from 16 objects', async () => {
     const small = await startEngineHarness({ MAX_PDF_PAGES: '2' });
     try {
       const t = await small.run({ in: base64(await pagesPdf(3), 'three.pdf'), out: convert('txt') });
@@ -224,8 +246,24 @@ describe('bad input', () => {
     } finally {
       await small.close();
     }
-    const t = await h.run({ in: base64(declaredPagesPdf(1_000_000_000), 'bomb.pdf'), out: convert('docx') });
+    // Object 3 + i has twice object 4 + i as its kids; the last level is the one page, 2^12 times.
+    const levels = 12;
+    const nodes = Array.from({ length: levels }, (_, i) => `<< /Type /Pages /Parent ${i === 0 ? 2 : i + 2} 0 R /Kids [${i + 4} 0 R ${i + 4} 0 R] /Count ${2 ** (levels - i)} >>`);
+    const bomb = handWritten([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      `<< /Type /Pages /Kids [3 0 R] /Count ${2 ** levels} >>`,
+      ...nodes,
+      `<< /Type /Page /Parent ${levels + 2} 0 R /MediaBox [0 0 200 200] >>`,
+    ]);
+    const t = await h.run({ in: base64(bomb, 'tree.pdf'), out: convert('docx') });
     expect([t.out!.status, t.out!.code]).toEqual(['error', 'TOO_MANY_PAGES']);
+  }, 60_000);
+
+  it('reads the pages a PDF has, not the billion its page tree claims', async () => {
+    const t = await h.run({ in: base64(declaredPagesPdf(1_000_000_000), 'claims.pdf'), out: convert('txt') });
+    // qpdf, where installed, believes the count and refuses it; pdf-lib and pdf.js count the one page.
+    if (t.out!.status === 'error') expect(t.out!.code).toBe('TOO_MANY_PAGES');
+    else expect((await h.file(t.out!)).toString('utf8')).toBe('\n');
   }, 60_000);
 
   it('ends a corrupt PDF and a file that is no PDF with INVALID_INPUT, naming no path', async () => {
@@ -250,4 +288,54 @@ describe('bad input', () => {
     expect(['finished', 'error']).toContain(t.out!.status);
     if (t.out!.status === 'error') expect(['INVALID_INPUT', 'CONVERSION_FAILED']).toContain(t.out!.code);
   }, 60_000);
+});
+
+const qpdf = requires(tool('qpdf'));
+qpdf.describe('an encrypted PDF', () => {
+  it('ends with a task error when it needs a password to open', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pdf-out-'));
+    try {
+      writeFileSync(path.join(dir, 'in.pdf'), pdf);
+      execFileSync('qpdf', ['--encrypt', 'user-secret', 'owner-secret', '256', '--', path.join(dir, 'in.pdf'), path.join(dir, 'locked.pdf')]);
+      const t = await h.run({ in: base64(readFileSync(path.join(dir, 'locked.pdf')), 'locked.pdf'), out: convert('docx') });
+      // The page count every PDF input is checked for first (engine-task.ts) cannot read it: INVALID_INPUT
+      // there; pdf.js, were it reached, says ENCRYPTED_INPUT (extract.ts).
+      expect(t.out!.status).toBe('error');
+      expect(['INVALID_INPUT', 'ENCRYPTED_INPUT']).toContain(t.out!.code);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('links', () => {
+  it('follows none: no request for a link, an external stream or a remote file, nothing read outside the task folder', async () => {
+    const receiver = await startReceiver();
+    const dir = mkdtempSync(path.join(tmpdir(), 'pdf-out-secret-'));
+    const secret = path.join(dir, 'secret.txt');
+    writeFileSync(secret, 'BT /F1 12 Tf 20 100 Td (SECRET-OUTSIDE-TEXT) Tj ET');
+    try {
+      const at = (what: string) => `(${receiver.url}/${what})`;
+      const bytes = handWritten([
+        '<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /URI /URI ' + at('open') + ' >> >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /Font << /F1 6 0 R >> >> /Contents [4 0 R 5 0 R 7 0 R] /Annots [8 0 R] >>',
+        '<< /Length 44 >>\nstream\nBT /F1 12 Tf 20 150 Td (Inside text) Tj ET\nendstream',
+        `<< /Length 0 /F << /FS /URL /F ${at('stream')} >> >>\nstream\n\nendstream`,
+        `<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /FontDescriptor << /FontFile << /F << /FS /URL /F ${at('font')} >> >> >> >>`,
+        `<< /Length 0 /F (${secret}) >>\nstream\n\nendstream`,
+        '<< /Type /Annot /Subtype /Link /Rect [0 0 200 200] /A << /S /URI /URI ' + at('link') + ' >> >>',
+      ]);
+      const t = await h.run({ in: base64(bytes, 'links.pdf'), a: convert('txt'), b: convert('html'), c: convert('docx') });
+      expect(t.a!.status, t.a!.message ?? '').toBe('finished');
+      expect((await h.file(t.a!)).toString('utf8')).toContain('Inside text');
+      for (const task of [t.a!, t.b!]) expect((await h.file(task)).toString('utf8')).not.toMatch(/SECRET|127\.0\.0\.1/);
+      const { value } = await mammoth.extractRawText({ buffer: await h.file(t.c!) });
+      expect(value).not.toContain('SECRET');
+      expect(receiver.requests).toEqual([]);
+    } finally {
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
