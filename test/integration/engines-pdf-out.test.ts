@@ -266,6 +266,25 @@ describe('bad input', () => {
     else expect((await h.file(t.out!)).toString('utf8')).toBe('\n');
   }, 60_000);
 
+  it('stops pdf.js at MAX_PDF_TEXT_SECONDS: two hundred pages of 250 lines take it several seconds', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    // Few pages, many lines: each page is one content stream, and the checks before any engine look at
+    // each stream's dictionary (a thousand pages of a few lines are refused there, pdf-streams.ts).
+    for (let p = 0; p < 200; p++) {
+      const page = doc.addPage([300, 800]);
+      for (let l = 0; l < 250; l++) page.drawText(`line ${l} of page ${p} with some words`, { x: 20, y: 790 - l * 3.1, size: 3, font });
+    }
+    const hurried = await startEngineHarness({ MAX_PDF_TEXT_SECONDS: '1' });
+    try {
+      const t = await hurried.run({ in: base64(Buffer.from(await doc.save()), 'long.pdf'), out: convert('txt') });
+      expect([t.out!.status, t.out!.code], t.out!.message ?? '').toEqual(['error', 'CONVERSION_FAILED']);
+      expect(t.out!.message).toBe('long.pdf took longer than 1 s to read; PDFs are read for that long at most (MAX_PDF_TEXT_SECONDS).');
+    } finally {
+      await hurried.close();
+    }
+  }, 180_000);
+
   it('ends a corrupt PDF and a file that is no PDF with INVALID_INPUT, naming no path', async () => {
     const t = await h.run({
       corrupt: base64(Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R\nthis is not a pdf\n', 'latin1'), 'corrupt.pdf'),
