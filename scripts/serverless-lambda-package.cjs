@@ -43,7 +43,14 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 
 /** Files below node_modules/ that Node never loads: type declarations, source maps, Markdown, C/C++ sources. */
-const NEVER_LOADED = /^node_modules\/.*(\.d\.[cm]?ts|\.map|\.md|\.markdown|\.cc|\.cpp|\.h|\.hpp|\.gypi?)$/i;
+const NEVER_LOADED_KINDS = /^node_modules\/.*(\.d\.[cm]?ts|\.map|\.md|\.markdown|\.cc|\.cpp|\.h|\.hpp|\.gypi?)$/i;
+/**
+ * Parts of packages no function loads: pdf.js's browser builds, viewer and minified copies (the pdfjs
+ * child loads legacy/build/pdf.mjs and its worker), and @napi-rs/canvas, which pdf.js only tries to load
+ * for rendering (lib/engines/pdfjs/child.ts stands in for it): some 40 MB of the pdf engine function.
+ */
+const UNUSED_PARTS = /^node_modules\/(?:@napi-rs\/canvas[^/]*\/|pdfjs-dist\/(?:build|web|image_decoders|types)\/|pdfjs-dist\/legacy\/(?:web\/|build\/pdf\.(?:sandbox|min|sandbox\.min|worker\.min)\.mjs$))/;
+const NEVER_LOADED = new RegExp(`${NEVER_LOADED_KINDS.source}|${UNUSED_PARTS.source}`, 'i');
 /** What a process function that invokes its engine function leaves out: all of node_modules/ (its engines). */
 const ENGINELESS = /^node_modules\//;
 

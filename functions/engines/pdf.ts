@@ -33,5 +33,6 @@ if (Date.now() < 0) {
     import('tesseract.js'),
     import('@tesseract.js-data/eng'),
     import('@tesseract.js-data/deu'),
+    import('pdfjs-dist'),
   ]);
 }

@@ -113,6 +113,8 @@ const engineShape = {
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
   /** The longest an uploaded PostScript program (eps, ps, ai) may run in Ghostscript, in seconds (lib/engines/pdf/postscript.ts). */
   MAX_POSTSCRIPT_SECONDS: z.coerce.number().int().positive().default(120),
+  /** The longest pdf.js may read a PDF's text for pdf → txt, html, docx, odt, in seconds (lib/engines/pdfjs/extract.ts). */
+  MAX_PDF_TEXT_SECONDS: z.coerce.number().int().positive().default(120),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**

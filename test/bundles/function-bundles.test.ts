@@ -59,7 +59,7 @@ describe('function bundles', () => {
       // 7-Zip, ImageMagick and the font packages are read by their node children from their folders.
       image: ['sharp', 'archiver', 'exiftool-vendored', '@uswriting/exiftool', '@ffprobe-installer/ffprobe', '7z-wasm', '@imagemagick/magick-wasm', 'wawoff2', 'fonteditor-core'],
       media: ['sharp', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe'],
-      pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', 'tesseract.js', '@tesseract.js-data/eng', '@tesseract.js-data/deu'],
+      pdf: ['sharp', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', 'tesseract.js', '@tesseract.js-data/eng', '@tesseract.js-data/deu', 'pdfjs-dist'],
       chromium: ['sharp', '@sparticuz/chromium', 'puppeteer-core'],
       office: ['sharp'],
     };

@@ -7,17 +7,18 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exiftool-vendored', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', '@uswriting/exiftool', '7z-wasm', '@imagemagick/magick-wasm', 'wawoff2', 'fonteditor-core'];
+const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exiftool-vendored', '@ffmpeg-installer/ffmpeg', '@ffprobe-installer/ffprobe', '@okathira/ghostpdl-wasm', '@neslinesli93/qpdf-wasm', '@uswriting/exiftool', '7z-wasm', '@imagemagick/magick-wasm', 'wawoff2', 'fonteditor-core', 'pdfjs-dist'];
 /**
  * What definitions may read under lib/engines (formats, option checks, registry, catalog, detection):
  * data and probes, never an engine's code. Everything else there is engine code.
  */
 const DEFINITION_READS = [
-  'core/(?:formats|format-families|media-formats|media-builds|magick-detect|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|confine|config|call|errors|policy)',
+  'core/(?:formats|format-families|media-formats|media-builds|magick-detect|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|pdfjs-package|confine|config|call|errors|policy)',
   'command/(?:command-arguments|command-allowlist|command-graph|magick-arguments|magick-allowlist)',
   'metadata/metadata-tags',
   'archive/formats',
   'font/formats',
+  'pdfjs/formats',
   'image/(?:magick-formats|camera-formats)',
   'pdf/postscript-formats',
   'media/options',

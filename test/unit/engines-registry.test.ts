@@ -155,6 +155,7 @@ describe('the real engine catalog', () => {
     expect(installed('exifr')).toBe(BUNDLED_VERSIONS.exifr);
     expect(installed('tesseract.js')).toBe(BUNDLED_VERSIONS.tesseractJs);
     expect(installed('fonteditor-core')).toBe(BUNDLED_VERSIONS.fonteditor);
+    expect(installed('pdfjs-dist')).toBe(BUNDLED_VERSIONS.pdfjs);
     // The ExifTool script inside @uswriting/exiftool names its version.
     expect(readFileSync(new URL('../../node_modules/@uswriting/exiftool/dist/esm/index.js', import.meta.url), 'utf8')).toContain(
       `my$version='${BUNDLED_VERSIONS.exiftoolWasm}'`,

@@ -16,6 +16,7 @@ import { imagemagickWasm } from './shipped.js';
 import { writesFeatures } from './media-builds.js';
 import { graphicsMagickTool, imageMagickTool } from './magick-detect.js';
 import { fontPackages } from './font-packages.js';
+import { pdfjsPackage } from './pdfjs-package.js';
 
 /** One installed version of an engine. */
 export interface InstalledVersion {
@@ -70,6 +71,8 @@ export const BUNDLED_VERSIONS = {
   sevenZipWasm: '24.09',
   /** fonteditor-core, the fonteditor engine's version (with wawoff2 2.0.1, Google's woff2 in WebAssembly). */
   fonteditor: '2.6.3',
+  /** pdf.js (pdfjs-dist), the pdfjs engine's version. */
+  pdfjs: '5.6.205',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -293,6 +296,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
       // npm packages, run in a node child under ENGINE_CONFINEMENT as a native tool is (lib/engines/font/convert.ts).
       if (!fontPackages()) return { versions: [], missing: 'fonteditor-core and wawoff2 are not installed (npm ci)' };
       return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.fonteditor, variant: 'wasm' }] });
+    },
+  },
+  {
+    name: 'pdfjs',
+    description: 'pdf.js: a PDF’s text to txt, html, docx and odt (paragraphs and headings kept, layout and images not), in a confined node child',
+    detect(settings) {
+      // An npm package, run in a node child under ENGINE_CONFINEMENT as a native tool is (lib/engines/pdfjs/extract.ts).
+      if (!pdfjsPackage()) return { versions: [], missing: 'pdfjs-dist is not installed (npm ci)' };
+      return confined(settings, { versions: [{ version: BUNDLED_VERSIONS.pdfjs, variant: 'npm' }] });
     },
   },
   {

@@ -56,6 +56,8 @@ export const ENGINE_FAMILY_OF = {
   qpdf: 'pdf',
   // OCR renders PDF pages with Ghostscript and assembles with qpdf: it runs beside them.
   tesseract: 'pdf',
+  // pdf.js: a PDF's text out (txt, html, docx, odt), an npm package run in a node child.
+  pdfjs: 'pdf',
   chrome: 'chromium',
   // LibreOffice cannot ship in a zip: it lives in the office container image (Dockerfile).
   libreoffice: 'office',
@@ -84,6 +86,7 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   qpdf: { versions: [{ version: BUNDLED_VERSIONS.qpdfWasm, variant: 'wasm' }] },
   // Lambda has no system Tesseract: tesseract.js (with the eng and deu trained data packages) in the pdf function.
   tesseract: { versions: [{ version: BUNDLED_VERSIONS.tesseractJs, variant: 'wasm' }] },
+  pdfjs: { versions: [{ version: BUNDLED_VERSIONS.pdfjs, variant: 'npm' }] },
   // perl's exiftool has no perl in Lambda: ExifTool runs there as its WebAssembly build (@uswriting/exiftool,
   // packed into the image function), as its probe reports it where there is no perl.
   exiftool: { versions: [{ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }] },
