@@ -229,8 +229,22 @@ pandoc.describe('pandoc', () => {
       expect(parts.length, format).toBe(1);
     }
   });
+});
 
-  describe('links', () => {
+/**
+ * Links, with the confinement this machine gives (bubblewrap: no network, no file outside the task) and
+ * with none at all (ENGINE_CONFINEMENT=none): then only pandoc's --sandbox and the document tree its
+ * writers get hold, as in the office function in Lambda, where the platform is the only confinement.
+ */
+for (const [label, settings] of [
+  ['as confined here', {}],
+  ['without confinement (the engine’s own defences)', { ENGINE_CONFINEMENT: 'none' }],
+] as const) {
+  pandoc.describe(`pandoc links, ${label}`, () => {
+    pandoc.beforeAll(async () => {
+      h = await startEngineHarness(settings);
+    });
+    afterAll(async () => h?.close());
     /** A file outside every task's folder, which no output may hold. */
     let secret: string;
     const MARK = 'SECRET-MARK-7d1f';
@@ -251,7 +265,8 @@ pandoc.describe('pandoc', () => {
     }
 
     it('Markdown, HTML and raw HTML images (local paths, ../, file://, loopback) are neither fetched nor embedded in DOCX, ODT or EPUB', async () => {
-      const relative = path.relative(path.join(h.config.ENGINE_TMP_DIR, 'x', 'y'), secret);
+      // Enough `../` to climb from any task folder to the root, then down to the file.
+      const relative = `${'../'.repeat(16)}${secret.slice(1)}`;
       const md = [
         '# Links',
         `![abs](${secret}) ![up](${relative}) ![file](file://${secret}) ![remote](http://127.0.0.1:${port}/md.png)`,
@@ -299,7 +314,7 @@ pandoc.describe('pandoc', () => {
       expect(hits).toEqual([]);
     });
   });
-});
+}
 
 describe('markdown without pandoc (a fresh machine: marked, and Chromium for PDF)', () => {
   let fresh: Harness;
