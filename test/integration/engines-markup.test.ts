@@ -221,6 +221,19 @@ pandoc.describe('pandoc', () => {
     expect(tokens.find((t) => t.type === 'paragraph')).toMatchObject({ text: TEXT });
   });
 
+  it('a file that is not what its format says is a task error with a code, never a crash', async () => {
+    const cases: Array<[Buffer, string]> = [
+      [Buffer.from('not a zip at all'), 'broken.docx'],
+      [Buffer.from('{"cells": [1, 2'), 'broken.ipynb'],
+      [(await docx()).subarray(0, 200), 'cut.docx'],
+    ];
+    for (const [bytes, filename] of cases) {
+      const tasks = await h.run({ in: base64(bytes, filename), out: { operation: 'convert', input: 'in', output_format: 'md', engine: 'pandoc' } });
+      expect(tasks.out, filename).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
+      expect(tasks.out!.message).toContain(filename);
+    }
+  });
+
   it('keeps the images a document carries inside it (DOCX → ODT, DOCX → EPUB)', async () => {
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c00' } }).png().toBuffer();
     for (const [format, media] of [['odt', /^Pictures\//], ['epub', /media\//]] as const) {

@@ -21,14 +21,15 @@ import { sanitizeAst } from './pandoc-ast.js';
 /** pandoc's heap limit (GHC's `-M`): over it pandoc stops with "heap overflow" (exit 251). */
 const HEAP_LIMIT = '1536m';
 
-async function pandoc(call: EngineCall, args: string[], what: () => string): Promise<void> {
+/** One pandoc run; its failure is `code` (the reader's: the input is not what its format says; the writer's: the conversion failed). */
+async function pandoc(call: EngineCall, args: string[], code: 'INVALID_INPUT' | 'CONVERSION_FAILED', what: () => string): Promise<void> {
   try {
     await runTool(call.choice.installed.executable!, ['+RTS', `-M${HEAP_LIMIT}`, '-RTS', ...args], call.tool);
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
     if (err.exitCode === 251) throw new EngineFailure('CONVERSION_FAILED', `${what()}: the document needs more memory than pandoc may use here.`, { cause: err });
     const how = err.exitCode === null ? (err.signal ? `ended by ${err.signal}` : 'could not be run') : `exit code ${err.exitCode}`;
-    throw new EngineFailure(err.exitCode === null ? 'CONVERSION_FAILED' : 'INVALID_INPUT', `${what()} (${how}).`, { cause: err });
+    throw new EngineFailure(err.exitCode === null ? 'CONVERSION_FAILED' : code, `${what()} (${how}).`, { cause: err });
   }
 }
 
@@ -42,7 +43,7 @@ export async function pandocConvert(call: EngineCall<{ output_format: string }>)
 
   const mediaDir = path.join(call.dir, 'media');
   const read = path.join(call.dir, 'read.json');
-  await pandoc(call, ['--sandbox', '--from', reader, '--to', 'json', `--extract-media=${mediaDir}`, '--output', read, input!.path], () => `pandoc could not read ${input!.filename} as ${format}`);
+  await pandoc(call, ['--sandbox', '--from', reader, '--to', 'json', `--extract-media=${mediaDir}`, '--output', read, input!.path], 'INVALID_INPUT', () => `pandoc could not read ${input!.filename} as ${format}`);
 
   let tree: unknown;
   try {
@@ -56,7 +57,7 @@ export async function pandocConvert(call: EngineCall<{ output_format: string }>)
   const [name] = call.names(target, 1);
   const made = path.join(call.dir, `written.${target}`);
   const sandbox = writer.dataFiles ? [] : ['--sandbox'];
-  await pandoc(call, [...sandbox, '--standalone', '--from', 'json', '--to', writer.name, '--output', made, written], () => `pandoc could not write ${target}`);
+  await pandoc(call, [...sandbox, '--standalone', '--from', 'json', '--to', writer.name, '--output', made, written], 'CONVERSION_FAILED', () => `pandoc could not write ${target}`);
   const out = call.output(name!);
   await rename(made, out);
   return { files: [{ path: out, filename: name!, contentType: mimeType(target) }] };
