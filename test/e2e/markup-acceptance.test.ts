@@ -13,7 +13,7 @@ import { Document, HeadingLevel, Packer, Paragraph, TextRun } from 'docx';
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import { marked } from 'marked';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { cloudConvertClient } from '../support/cloudconvert.js';
 import { pdfText } from '../support/pdf-text.js';
