@@ -313,7 +313,8 @@ export const ENGINES: readonly EngineDescriptor[] = [
     description: 'Markdown without pandoc: marked to HTML, and to PDF through Chromium (the `pdf` part, where the chrome engine runs)',
     detect(settings) {
       // Chromium as the chrome engine finds it: its system build (then carried here as the executable) or the bundled one.
-      const chrome = ENGINES.find((e) => e.name === 'chrome')!.detect(settings).versions[0];
+      // (Not when the operator disabled chrome: then no PDF from here either.)
+      const chrome = settings.ENGINES_DISABLED.includes('chrome') ? undefined : ENGINES.find((e) => e.name === 'chrome')!.detect(settings).versions[0];
       const executable = chrome?.variant === 'system' ? chrome.executable : undefined;
       return { versions: [{ version: BUNDLED_VERSIONS.marked, ...(executable ? { executable } : {}) }], features: chrome ? ['pdf'] : [] };
     },
