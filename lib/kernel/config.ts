@@ -74,6 +74,8 @@ const engineShape = {
   GHOSTSCRIPT_PATH: executable('gs'),
   QPDF_PATH: executable('qpdf'),
   SOFFICE_PATH: executable('soffice'),
+  /** pandoc (Debian: pandoc), the markup engine; without it Markdown still converts with marked and Chromium (the `markdown` engine). */
+  PANDOC_PATH: executable('pandoc'),
   /**
    * ImageMagick and GraphicsMagick (`gm`), offered only to the `command` operation, when installed.
    * MAGICK_PATH empty: the first `magick` (ImageMagick 7), else `convert` (ImageMagick 6) on PATH that

@@ -10,5 +10,6 @@ export const NO_SYSTEM_TOOLS = {
   QPDF_PATH: '/nonexistent/qpdf',
   PERL_PATH: '/nonexistent/perl',
   SOFFICE_PATH: '/nonexistent/soffice',
+  PANDOC_PATH: '/nonexistent/pandoc',
   TESSERACT_PATH: '/nonexistent/tesseract',
 };

@@ -184,7 +184,8 @@ describe('the real engine catalog', () => {
   });
 
   it('makes an engine whose tool is missing unavailable', () => {
-    const r = newEngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice' }));
+    // pandoc reads docx too: missing as well, so that nothing reads a docx here.
+    const r = newEngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice', PANDOC_PATH: 'no-such-pandoc' }));
     expect(r.isAvailable('libreoffice')).toBe(false);
     expect(r.installation('libreoffice').missing).toBe('no-such-soffice was not found; install it or set SOFFICE_PATH');
     expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf' })[0]?.field).toBe('input_format');

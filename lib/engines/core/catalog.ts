@@ -73,6 +73,8 @@ export const BUNDLED_VERSIONS = {
   fonteditor: '2.6.3',
   /** pdf.js (pdfjs-dist), the pdfjs engine's version. */
   pdfjs: '5.6.205',
+  /** marked, the markdown engine's Markdown reader. */
+  marked: '18.2.1',
 } as const;
 
 const npm = (version: string): Installation => ({ versions: [{ version }] });
@@ -311,5 +313,22 @@ export const ENGINES: readonly EngineDescriptor[] = [
     name: 'graphicsmagick',
     description: 'GraphicsMagick (the system one): the command operation only (gm)',
     detect: (settings) => commandOnly(settings, graphicsMagickTool(settings)),
+  },
+  {
+    name: 'pandoc',
+    description: 'pandoc: markup and text documents each way (Markdown, reStructuredText, LaTeX, Org, Textile, HTML, DOCX, ODT, EPUB, wikis, DocBook, JATS…), reading under its --sandbox',
+    // Its readers run under --sandbox and its writers see no link out of the document (lib/engines/markup/pandoc.ts): confined as any tool.
+    detect: (settings) => confined(settings, tool('PANDOC_PATH', settings.PANDOC_PATH, ['--version'], /pandoc(?:\.exe)? (\d+(?:\.\d+)+)/)),
+  },
+  {
+    name: 'markdown',
+    description: 'Markdown without pandoc: marked to HTML, and to PDF through Chromium (the `pdf` part, where the chrome engine runs)',
+    detect(settings) {
+      // Chromium as the chrome engine finds it: its system build (then carried here as the executable) or the bundled one.
+      // (Not when the operator disabled chrome: then no PDF from here either.)
+      const chrome = settings.ENGINES_DISABLED.includes('chrome') ? undefined : ENGINES.find((e) => e.name === 'chrome')!.detect(settings).versions[0];
+      const executable = chrome?.variant === 'system' ? chrome.executable : undefined;
+      return { versions: [{ version: BUNDLED_VERSIONS.marked, ...(executable ? { executable } : {}) }], features: chrome ? ['pdf'] : [] };
+    },
   },
 ];

@@ -61,6 +61,10 @@ export const ENGINE_FAMILY_OF = {
   chrome: 'chromium',
   // LibreOffice cannot ship in a zip: it lives in the office container image (Dockerfile).
   libreoffice: 'office',
+  // pandoc is a Debian package (a Haskell binary with its data files): in the office container image.
+  pandoc: 'office',
+  // marked (npm) and, for PDF, Chromium: beside the chrome engine.
+  markdown: 'chromium',
 } as const satisfies Readonly<Record<string, EngineFamily>>;
 
 /**
@@ -93,6 +97,9 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   imagemagick: { versions: [{ version: BUNDLED_VERSIONS.imagemagick, variant: 'wasm' }] },
   // Debian 12's LibreOffice Writer, as the Dockerfile installs it (its base image pins Debian 12).
   libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer'] },
+  // Debian 12's pandoc, as the Dockerfile installs it.
+  pandoc: { versions: [{ version: '2.17.1.1' }] },
+  markdown: { versions: [{ version: BUNDLED_VERSIONS.marked }], features: ['pdf'] },
 };
 
 /** The family of an engine, `undefined` for one no function runs. */

@@ -8,6 +8,10 @@ const ALIASES: Record<string, string> = {
   jfif: 'jpg',
   tif: 'tiff',
   htm: 'html',
+  // Markup: the long names of md and tex, DocBook's own name.
+  markdown: 'md',
+  latex: 'tex',
+  docbook: 'dbk',
   oga: 'ogg',
   mpeg4: 'mp4',
   // Archives: the short names of the compressed tar forms, and the compressors' long names.

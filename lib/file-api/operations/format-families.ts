@@ -6,6 +6,7 @@
  * group (`other` when it has none).
  */
 import { formatGroup, normalizeFormat } from '../../engines/core/formats.js';
+import { MARKUP_DOCUMENT_FORMATS } from '../../engines/markup/formats.js';
 
 /** The families, in the order they are reported. */
 export const FORMAT_FAMILIES = ['image', 'vector', 'video', 'audio', 'archive', 'font', 'document', 'spreadsheet', 'presentation', 'ebook', 'cad', 'other'] as const;
@@ -43,6 +44,8 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
   ebook: words('epub mobi azw azw3 azw4 fb2 lit lrf pdb pml prc rb snb tcr txtz htmlz cbz cbr cbc chm'),
   cad: words('dwg dxf'),
 };
+// Markup (pandoc): documents, as CloudConvert groups md, rst and tex.
+LISTS.document.push(...MARKUP_DOCUMENT_FORMATS);
 
 const FAMILY_OF = new Map<string, FormatFamily>();
 for (const family of FORMAT_FAMILIES) if (family !== 'other') for (const format of LISTS[family]) if (!FAMILY_OF.has(format)) FAMILY_OF.set(format, family);

@@ -13,6 +13,7 @@ import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_C
 import { mediaOptionProblems } from '../../../engines/media/options.js';
 import { FONT_FORMATS } from '../../../engines/font/formats.js';
 import { PDF_TEXT_OUTPUTS } from '../../../engines/pdfjs/formats.js';
+import { MARKDOWN_INPUTS, PANDOC_INPUTS, PANDOC_OUTPUTS } from '../../../engines/markup/formats.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -69,7 +70,7 @@ export const convert = defineOperation({
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor', 'pdfjs'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor', 'pdfjs', 'pandoc', 'markdown'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -94,6 +95,12 @@ export const convert = defineOperation({
       archivetool: [{ inputs: ARCHIVE_INPUT_FORMATS, outputs: ARCHIVE_OUTPUT_FORMATS, options: ['password'] }],
       fonteditor: [{ inputs: FONT_FORMATS, outputs: FONT_FORMATS, options: [] }],
       pdfjs: [{ inputs: ['pdf'], outputs: PDF_TEXT_OUTPUTS, options: ['pages'] }],
+      // Markup each way (lib/engines/markup/formats.ts); PDF through Chromium, from Markdown (the markdown engine) or HTML (chrome).
+      pandoc: [{ inputs: PANDOC_INPUTS, outputs: PANDOC_OUTPUTS, options: [] }],
+      markdown: [
+        { inputs: MARKDOWN_INPUTS, outputs: ['html'], options: [] },
+        { inputs: MARKDOWN_INPUTS, outputs: ['pdf'], options: [], feature: 'pdf' },
+      ],
     },
   },
 });
