@@ -1,6 +1,6 @@
-/** convert on the office function's engine: office documents to PDF with LibreOffice. */
-import { officeToPdf } from '../../../engines/office/libreoffice.js';
+/** convert on the office function's engine: text documents and spreadsheets each way, presentations to PDF, with LibreOffice. */
+import { convertOffice } from '../../../engines/office/office-convert.js';
 import { handlers } from '../framework/define.js';
 import { convert } from './operation.js';
 
-export default handlers(convert, 'office', { libreoffice: officeToPdf });
+export default handlers(convert, 'office', { libreoffice: convertOffice });
