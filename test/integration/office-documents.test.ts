@@ -14,10 +14,10 @@ import { afterAll, expect, it } from 'vitest';
 import type { EngineResult } from '#lib/engines/core/call.js';
 import { CALC_INPUTS, CALC_OUTPUTS, WRITER_INPUTS, WRITER_OUTPUTS } from '#lib/engines/office/office-formats.js';
 import { convertOffice, type OfficeConvertPayload } from '#lib/engines/office/office-convert.js';
-import { zip } from '../fixtures/engine-fixtures.js';
+import { jpeg, zip } from '../fixtures/engine-fixtures.js';
 import { engineCall, type HandCall } from '../support/engine-call.js';
 import { documentText, workbookRows } from '../support/office-readers.js';
-import { pdfPageText, pdfText } from '../support/pdf-text.js';
+import { pdfPageImages, pdfPageText, pdfText } from '../support/pdf-text.js';
 import { engine, requires } from '../support/requires.js';
 
 const office = requires(engine('libreoffice'));
@@ -134,6 +134,23 @@ office.describe('Writer and Calc formats on LibreOffice, checked by independent 
     const archival = await convert('source.fodt', Buffer.from(FODT), 'pdf', { pdf_a: true });
     expect(archival.toString('latin1')).toMatch(/pdfaid:part(?:>|=")2/);
     expect(second.toString('latin1')).not.toMatch(/pdfaid:part/);
+  }, 180_000);
+
+  it('optimize_print: images at 300 dpi for print (the default), 150 dpi when false', async () => {
+    // A 1600 px photo in a 5 cm frame (about 800 dpi), embedded in the document.
+    const photo = (await jpeg(1600, 1600)).toString('base64');
+    const image =
+      '<text:p><draw:frame xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" xmlns:svg="urn:oasis:names:tc:opendocument:xmlns:svg-compatible:1.0" text:anchor-type="as-char" svg:width="5cm" svg:height="5cm">' +
+      `<draw:image><office:binary-data>${photo}</office:binary-data></draw:image></draw:frame></text:p>`;
+    const fodt = Buffer.from(FODT.replace('<text:p>Paragraph Bravo Charlie</text:p>', `<text:p>Paragraph Bravo Charlie</text:p>${image}`));
+    const widths = async (pdf: Buffer) => (await pdfPageImages(pdf)).flat().map((i) => i.width);
+    // 5 cm at 300 dpi: 591 px; at 150 dpi: 295 px.
+    const [print] = await widths(await convert('photo.fodt', fodt, 'pdf'));
+    expect(print).toBeGreaterThan(550);
+    expect(print).toBeLessThan(650);
+    const [screen] = await widths(await convert('photo.fodt', fodt, 'pdf', { optimize_print: false }));
+    expect(screen).toBeGreaterThan(250);
+    expect(screen).toBeLessThan(350);
   }, 180_000);
 
   const calcOutputs = CALC_OUTPUTS.filter((f) => f !== 'pdf');

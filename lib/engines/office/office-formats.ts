@@ -96,7 +96,7 @@ export interface OfficePdfOptions {
   pages?: string | null;
   /** PDF/A-2b. */
   pdf_a?: boolean | null;
-  /** false: images downsampled to 150 dpi and JPEG quality 80, a smaller file for the screen. */
+  /** true (the default): LibreOffice's print settings, images at most 300 dpi; false: 150 dpi and JPEG quality 80, a smaller file for the screen. */
   optimize_print?: boolean | null;
 }
 
