@@ -172,9 +172,14 @@ office.describe('Writer and Calc formats on LibreOffice, checked by independent 
     expect(made.get('csv')!.toString('utf8')).not.toContain('OtherSheetOnly');
   });
 
-  it('XLSX → PDF: the values are in the text', async () => {
-    const text = await pdfText(await convert('book.xlsx', await workbook(), 'pdf'));
-    for (const value of ['alpha', 'bravo', '2.5']) expect(text).toContain(value);
+  it('XLSX → PDF: the values are in the text, every sheet a page; pages picks sheets’ pages', async () => {
+    const pdf = await convert('book.xlsx', await workbook(), 'pdf');
+    const text = await pdfText(pdf);
+    for (const value of ['alpha', 'bravo', '2.5', 'OtherSheetOnly']) expect(text).toContain(value);
+    expect((await PDFDocument.load(pdf)).getPageCount()).toBe(2);
+    const second = await convert('book.xlsx', await workbook(), 'pdf', { pages: '2' });
+    expect((await PDFDocument.load(second)).getPageCount()).toBe(1);
+    expect(await pdfPageText(second, 1)).toContain('OtherSheetOnly');
   }, 120_000);
 
   const calcSources: Record<string, () => Buffer | Promise<Buffer>> = {
@@ -196,6 +201,11 @@ office.describe('Writer and Calc formats on LibreOffice, checked by independent 
       ['name', 'note'],
       ['Zoë, café', '=1+1'],
     ]);
+  }, 120_000);
+
+  it('a damaged workbook is a CONVERSION_FAILED task error naming the file, not a crash', async () => {
+    const damaged = Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(2000, 0x5a)]);
+    await expect(convert('damaged.xlsx', damaged, 'csv')).rejects.toMatchObject({ code: 'CONVERSION_FAILED', message: expect.stringContaining('damaged.xlsx') });
   }, 120_000);
 
   it('refuses a pair across applications (a spreadsheet to a Word format) with UNSUPPORTED_FORMAT', async () => {
