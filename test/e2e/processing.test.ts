@@ -245,8 +245,10 @@ describe('engines: choice and discovery', () => {
     expect(unauthenticated.status).toBe(401);
   });
 
-  office.it('GET /v2/convert/formats lists docx → pdf on LibreOffice where it is installed', async () => {
+  office.it('GET /v2/convert/formats lists docx → pdf (and the other Word formats) on LibreOffice where it is installed', async () => {
     const docx = ((await (await api('/v2/convert/formats?filter[input_format]=docx')).json()) as { data: any[] }).data;
-    expect(docx).toEqual([expect.objectContaining({ input_format: 'docx', output_format: 'pdf', engine: 'libreoffice' })]);
+    expect(docx).toContainEqual(expect.objectContaining({ input_format: 'docx', output_format: 'pdf', engine: 'libreoffice' }));
+    expect(docx).toContainEqual(expect.objectContaining({ input_format: 'docx', output_format: 'odt', engine: 'libreoffice' }));
+    expect(docx.every((row) => row.engine === 'libreoffice')).toBe(true);
   });
 });

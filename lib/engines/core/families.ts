@@ -95,11 +95,12 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   // packed into the image function), as its probe reports it where there is no perl.
   exiftool: { versions: [{ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }] },
   imagemagick: { versions: [{ version: BUNDLED_VERSIONS.imagemagick, variant: 'wasm' }] },
-  // Debian 12's LibreOffice Writer, as the Dockerfile installs it (its base image pins Debian 12).
-  libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer'] },
   // Debian 12's pandoc, as the Dockerfile installs it.
   pandoc: { versions: [{ version: '2.17.1.1' }] },
   markdown: { versions: [{ version: BUNDLED_VERSIONS.marked }], features: ['pdf'] },
+  // Debian 12's LibreOffice, as the Dockerfile installs it (its base image pins Debian 12): Writer and, with
+  // libreoffice-nogui (issue 30), Calc.
+  libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer', 'calc'] },
 };
 
 /** The family of an engine, `undefined` for one no function runs. */

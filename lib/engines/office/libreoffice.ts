@@ -72,12 +72,17 @@ export interface OfficeJob {
   filter?: string;
   /** The export filter's options (its FilterData), as typed values. */
   options?: Record<string, { type: string; value: unknown }>;
+  /** The export filter's options as a string (CSV's tokens, `EmbedImages`), when `options` is absent. */
+  filterOptions?: string;
+  /** How to read the input (`name` or `name:options`), for formats whose content does not say (CSV, TSV, text); detected when absent. */
+  importFilter?: string;
 }
 
 /** The `--convert-to` argument for a job: `ext[:filter[:options as JSON]]`. */
 export function convertToArgument(job: OfficeJob): string {
   if (!job.filter) return job.extension;
-  return job.options ? `${job.extension}:${job.filter}:${JSON.stringify(job.options)}` : `${job.extension}:${job.filter}`;
+  if (job.options) return `${job.extension}:${job.filter}:${JSON.stringify(job.options)}`;
+  return job.filterOptions ? `${job.extension}:${job.filter}:${job.filterOptions}` : `${job.extension}:${job.filter}`;
 }
 
 /**
@@ -111,6 +116,7 @@ export async function runLibreOffice(call: EngineCall, job: OfficeJob): Promise<
         '--nolockcheck',
         '--nofirststartwizard',
         `-env:UserInstallation=${pathToFileURL(profile).href}`,
+        ...(job.importFilter ? [`--infilter=${job.importFilter}`] : []),
         '--convert-to',
         convertToArgument(job),
         '--outdir',

@@ -9,9 +9,10 @@
  * /proc/<pid>/environ (the role's AWS credentials) are readable by the same user, so a `file://` link
  * could put them in the PDF a client downloads. What the office function does instead, strongest first:
  * 1. a document reaches LibreOffice only as the container its format names (the first bytes: a zip
- *    package for docx/xlsx/pptx/odt/ods/odp, an OLE2 file for doc/xls/ppt, `{\rtf` for rtf, and no
- *    markup for txt/csv): LibreOffice detects formats by content, and HTML or flat ODF XML under an
- *    office name is where links cannot be stripped;
+ *    package for docx/xlsx/pptx/odt/ods/odp (and docm/dotx/xlsm/xltx/ott/ots/sxw/sxc), an OLE2 file
+ *    for doc/xls/ppt/dot/xlt, `{\rtf` for rtf, and no markup for txt/csv/tsv/dif): LibreOffice
+ *    detects formats by content, and HTML or flat ODF XML under an office name is where links cannot
+ *    be stripped; the formats that are such markup (html, xml, fodt, fods, abw) or SYLK are refused;
  * 2. in zip packages every reference outside the package is removed before conversion: OOXML
  *    relationships with TargetMode="External" (images, OLE objects, templates, external workbooks,
  *    frames; hyperlinks, which are only written into the PDF, stay) and ODF `xlink:href`s (and
@@ -33,9 +34,15 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { EngineFailure } from '../core/errors.js';
 
-const OOXML = new Set(['docx', 'xlsx', 'pptx']);
-const ODF = new Set(['odt', 'ods', 'odp']);
-const OLE2 = new Set(['doc', 'xls', 'ppt']);
+const OOXML = new Set(['docx', 'xlsx', 'pptx', 'docm', 'dotx', 'xlsm', 'xltx']);
+// OpenOffice.org 1 packages (sxw, sxc) link with the same XLink attributes as ODF.
+const ODF = new Set(['odt', 'ods', 'odp', 'ott', 'ots', 'sxw', 'sxc']);
+const OLE2 = new Set(['doc', 'xls', 'ppt', 'dot', 'xlt']);
+/**
+ * Formats read as markup with no package to rewrite (HTML, flat ODF and Word 2003 XML, AbiWord) or
+ * whose formulas may name other files (SYLK): refused where only the platform confines LibreOffice.
+ */
+const UNSTRIPPABLE = new Set(['html', 'xml', 'fodt', 'fods', 'abw', 'slk']);
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 /** The most one XML part of a package may inflate to (a zip bomb is refused, not expanded). */
@@ -326,6 +333,9 @@ function stripOdfLinks(xml: string, filename: string): string {
  * packages (see the file's comment), rewriting the file in place. Throws INVALID_INPUT otherwise.
  */
 export async function stripExternalLinks(file: string, format: string, filename: string): Promise<void> {
+  if (UNSTRIPPABLE.has(format)) {
+    throw new EngineFailure('UNSUPPORTED_FORMAT', `${filename}: the office engine here cannot remove the external references of a ${format} file, so it does not convert it; send it as docx, odt, xlsx or ods.`);
+  }
   const bytes = await readFile(file);
   if (OLE2.has(format)) {
     if (!bytes.subarray(0, 8).equals(OLE2_MAGIC)) throw notA(format, filename);
@@ -336,7 +346,7 @@ export async function stripExternalLinks(file: string, format: string, filename:
     return;
   }
   if (!OOXML.has(format) && !ODF.has(format)) {
-    // txt, csv: no markup LibreOffice would read as HTML or XML instead.
+    // txt, csv, tsv, dif: no markup LibreOffice would read as HTML or XML instead.
     const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
     if (head.startsWith('<') || bytes.subarray(0, 4).equals(ZIP_MAGIC) || bytes.subarray(0, 8).equals(OLE2_MAGIC) || head.startsWith('{\\rtf')) throw notA(format, filename);
     return;

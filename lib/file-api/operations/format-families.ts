@@ -47,6 +47,10 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
 // Markup (pandoc): documents, as CloudConvert groups md, rst and tex.
 LISTS.document.push(...MARKUP_DOCUMENT_FORMATS);
 
+// Writer and Calc formats LibreOffice reads and writes (lib/engines/office/office-formats.ts) beyond CloudConvert's names.
+LISTS.document.push(...words('fodt sxw xml'));
+LISTS.spreadsheet.push(...words('fods sxc dif slk'));
+
 const FAMILY_OF = new Map<string, FormatFamily>();
 for (const family of FORMAT_FAMILIES) if (family !== 'other') for (const format of LISTS[family]) if (!FAMILY_OF.has(format)) FAMILY_OF.set(format, family);
 

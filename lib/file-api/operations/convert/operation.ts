@@ -4,7 +4,7 @@
  * Chromium, video and audio with FFmpeg.
  */
 import * as z from 'zod';
-import { CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, WRITER_FORMATS } from '../../../engines/core/formats.js';
+import { IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat } from '../../../engines/core/formats.js';
 import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
 import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/archive/formats.js';
 import { POSTSCRIPT_INPUTS, POSTSCRIPT_OUTPUTS } from '../../../engines/pdf/postscript-formats.js';
@@ -14,6 +14,7 @@ import { mediaOptionProblems } from '../../../engines/media/options.js';
 import { FONT_FORMATS } from '../../../engines/font/formats.js';
 import { PDF_TEXT_OUTPUTS } from '../../../engines/pdfjs/formats.js';
 import { MARKDOWN_INPUTS, PANDOC_INPUTS, PANDOC_OUTPUTS } from '../../../engines/markup/formats.js';
+import { OFFICE_DOCUMENT_CAPABILITIES } from '../../../engines/office/office-formats.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -63,6 +64,8 @@ export const convert = defineOperation({
       trim_start: opt(z.union([z.number().min(0), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       trim_end: opt(z.union([z.number().positive(), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
+      pdf_a: opt(z.boolean(), false, 'office documents to PDF: PDF/A-2b'),
+      optimize_print: opt(z.boolean(), true, 'office documents to PDF: images at 300 dpi; false: 150 dpi'),
     })
     .superRefine((v, ctx) => {
       for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
@@ -81,8 +84,8 @@ export const convert = defineOperation({
         { inputs: ['pdf'], outputs: POSTSCRIPT_OUTPUTS, options: ['pages'] },
       ],
       libreoffice: [
-        { inputs: WRITER_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'writer', credits: 2 },
-        { inputs: CALC_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'calc', credits: 2 },
+        // Writer and Calc: lib/engines/office/office-formats.ts.
+        ...OFFICE_DOCUMENT_CAPABILITIES,
         { inputs: IMPRESS_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'impress', credits: 2 },
       ],
       chrome: [
