@@ -20,6 +20,7 @@ import { callsPerJob } from './calls-per-job.js';
 import { largeFileRun } from './large-file.js';
 import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
+import { optimizeSizes } from './optimize.js';
 import { pipelineScenarios } from './pipeline.js';
 import { shippedEngineRatios } from './shipped-engines.js';
 import { throughputScenario } from './throughput.js';
@@ -29,7 +30,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /**
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
  * hops (with calls per job), pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
- * large, discovery (GET /v2/convert/formats), families (one conversion per format family against its engine run bare).
+ * large, discovery (GET /v2/convert/formats), families (one conversion per format family against its engine run bare),
+ * optimize (PDF optimize's sizes per profile).
  * Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -117,6 +119,8 @@ try {
     goals.push(...engineGoals(engines));
   }
   if (wanted('shipped')) ratios.push(...(await shippedEngineRatios()));
+  // BENCH_ONLY=optimize: PDF optimize's out/in sizes per profile, before and after images were re-encoded (bench/optimize.ts).
+  if (wanted('optimize')) ratios.push(...(await optimizeSizes()));
   if (wanted('discovery')) {
     const discovery = await discoveryScenario(platform, { requests: REQUESTS, concurrency: CONCURRENCY });
     rows.push(...discovery.rows);

@@ -20,32 +20,17 @@ import { pdfPageCount } from '../core/limits.js';
 import { selectPages } from './pdf.js';
 import { thumbnailFile, encode, open, resize, type ResizeOptions } from '../image/sharp.js';
 import { outputIntent, pdfaIdentity, pdfaSwitches, type IntentColour } from './output-intent.js';
+import { optimizeSwitches } from './optimize-profiles.js';
 import { runQpdf } from './qpdf.js';
 import { ghostscriptWasm, qpdfTool } from '../core/shipped.js';
 import { runTool } from '../core/tool.js';
 import { runWasm } from '../core/wasm.js';
-
-const PROFILES: Record<string, string[]> = {
-  web: ['-dPDFSETTINGS=/ebook'],
-  print: ['-dPDFSETTINGS=/printer'],
-  archive: ['-dPDFSETTINGS=/prepress'],
-  max: ['-dPDFSETTINGS=/screen'],
-  // Mixed raster content is not something pdfwrite does: the closest is strong downsampling of colour images only.
-  mrc: ['-dPDFSETTINGS=/ebook', '-dColorImageResolution=100', '-dGrayImageResolution=150', '-dMonoImageResolution=300'],
-};
 
 const COLORSPACES: Record<string, string[]> = {
   gray: ['-sColorConversionStrategy=Gray', '-dProcessColorModel=/DeviceGray'],
   rgb: ['-sColorConversionStrategy=RGB', '-dProcessColorModel=/DeviceRGB'],
   cmyk: ['-sColorConversionStrategy=CMYK', '-dProcessColorModel=/DeviceCMYK'],
 };
-
-/**
- * JPEG for colour and grey images in the WebAssembly build's pdfwrite output: its automatic filter
- * choice was reported to keep photographs losslessly (Flate, 16 times larger); the system build keeps
- * its automatic choice (Flate for flat images such as screenshots).
- */
-const DCT_IMAGES = ['-dAutoFilterColorImages=false', '-dColorImageFilter=/DCTEncode', '-dAutoFilterGrayImages=false', '-dGrayImageFilter=/DCTEncode'];
 
 /**
  * Runs Ghostscript on `source` (qpdf's rewrite) with `args` before it, writing into `outDir`;
@@ -106,7 +91,10 @@ export interface PdfArgs extends ResizeOptions {
   flatten_signatures?: boolean;
 }
 
-/** optimize: a PDF rewritten by pdfwrite with the profile's image resolutions (a PDF/A kept one); never larger than it was. */
+/**
+ * optimize: a PDF rewritten by pdfwrite with the profile's image resolution and quality (a PDF/A kept
+ * one); never larger than it was.
+ */
 export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResult> {
   const [input] = call.inputs;
   const p = call.payload;
@@ -120,18 +108,19 @@ export async function optimizePdf(call: EngineCall<PdfArgs>): Promise<EngineResu
   const pdfa = declared && declared.part <= 3 ? declared : undefined;
   const colour: IntentColour = colours.length ? (String(p.colorspace) as IntentColour) : 'rgb';
   const intent = pdfa ? await outputIntent(call, 'pdfa', colour) : undefined;
+  const profile = optimizeSwitches(p.profile, p.quality ?? undefined, call.choice.installed.variant === 'wasm');
   await gs(call, [
     '-sDEVICE=pdfwrite',
     '-dCompatibilityLevel=1.6',
-    ...(PROFILES[String(p.profile ?? 'web')] ?? PROFILES.web!),
+    ...profile.switches,
     ...(pdfa ? pdfaSwitches(pdfa.part, colour, colours) : colours),
     '-dDetectDuplicateImages=true',
     '-dCompressFonts=true',
     // Signature fields (and the other annotations) drawn into the page instead of kept as fields.
     ...(p.flatten_signatures ? ['-dPreserveAnnots=false'] : []),
-    ...(call.choice.installed.variant === 'wasm' ? DCT_IMAGES : []),
     `-sOutputFile=${out}`,
     ...(intent?.args ?? []),
+    ...profile.program,
   ], source, path.dirname(out), intent?.programs);
   if ((await stat(out)).size >= input!.size && !p.colorspace && !p.flatten_signatures) {
     call.log.info('optimized PDF was not smaller; keeping the original bytes', { engine: 'ghostscript' });
