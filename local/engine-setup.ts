@@ -16,7 +16,7 @@ export interface SystemTool {
 }
 
 export const SYSTEM_TOOLS = {
-  soffice: { label: 'LibreOffice', install: 'apt-get install libreoffice-writer-nogui' },
+  soffice: { label: 'LibreOffice', install: 'apt-get install libreoffice-nogui' },
   bwrap: { label: 'bubblewrap', install: 'apt-get install bubblewrap' },
   unshare: { label: 'unshare', install: 'apt-get install util-linux' },
   perl: { label: 'Perl', install: 'apt-get install perl' },
