@@ -6,6 +6,7 @@
  */
 import type { Confinement } from '../lib/engines/core/confine.js';
 import type { EngineRegistry } from '../lib/engines/core/registry.js';
+import { installCommand } from '../lib/engines/core/install-packages.js';
 
 /** A system tool the engines or their tests run, and the Debian package that installs it. */
 export interface SystemTool {
@@ -15,7 +16,7 @@ export interface SystemTool {
 }
 
 export const SYSTEM_TOOLS = {
-  soffice: { label: 'LibreOffice', install: 'apt-get install libreoffice-writer-nogui' },
+  soffice: { label: 'LibreOffice', install: 'apt-get install libreoffice-nogui' },
   bwrap: { label: 'bubblewrap', install: 'apt-get install bubblewrap' },
   unshare: { label: 'unshare', install: 'apt-get install util-linux' },
   perl: { label: 'Perl', install: 'apt-get install perl' },
@@ -34,7 +35,7 @@ export type SystemToolName = keyof typeof SYSTEM_TOOLS;
  * runs only fully confined, hence bubblewrap beside it.
  */
 const ENGINE_ADVICE: Record<string, string> = {
-  libreoffice: 'apt-get install libreoffice-writer-nogui bubblewrap (spreadsheets, slides: libreoffice-calc-nogui, libreoffice-impress-nogui), or set SOFFICE_PATH',
+  libreoffice: `${installCommand('libreoffice')} (Writer, Calc, Impress, Draw), or set SOFFICE_PATH`,
   // These come with npm ci (static builds, WebAssembly) unless SHIPPED_ENGINES=false; a system tool is faster.
   ffmpeg: 'npm ci (static build; SHIPPED_ENGINES=true), apt-get install ffmpeg, or set FFMPEG_PATH and FFPROBE_PATH',
   ghostscript: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install ghostscript qpdf, or set GHOSTSCRIPT_PATH and QPDF_PATH',
@@ -51,7 +52,7 @@ const ENGINE_ADVICE: Record<string, string> = {
 
 /** How to add an engine on this machine (a generic hint for an engine without advice). */
 export function engineAdvice(engine: string): string {
-  return ENGINE_ADVICE[engine] ?? 'see docs/using/engines.md';
+  return ENGINE_ADVICE[engine] ?? installCommand(engine) ?? 'see docs/using/engines.md';
 }
 
 /** One engine as the banner shows it: `ffmpeg 5.1.6 (system)`, or why it is missing and how to add it. */

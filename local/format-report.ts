@@ -6,7 +6,8 @@
 import type { EngineRegistry } from '../lib/engines/core/registry.js';
 import { FORMAT_FAMILIES } from '../lib/file-api/operations/format-families.js';
 import { discover } from '../lib/file-api/operations/discovery.js';
-import { countFormats, missingFormats, type FormatCounts } from '../lib/file-api/operations/format-counts.js';
+import { countFormats, missingFormats, type FormatCounts, type MissingFormats } from '../lib/file-api/operations/format-counts.js';
+import { installCommand } from '../lib/engines/core/install-packages.js';
 import { engineAdvice, engineStatus } from './engine-setup.js';
 
 export interface MissingFamily {
@@ -16,10 +17,20 @@ export interface MissingFamily {
   causes: Array<{ engine: string; reason: string; advice: string; engineMissing: boolean }>;
 }
 
+/** What installing one Debian package (install-packages.ts) adds here: every format it alone would add. */
+export interface PackageGain {
+  install: string;
+  engines: string[];
+  /** By family, in the families' order. */
+  families: Record<string, string[]>;
+}
+
 export interface FormatReport {
   convert: FormatCounts;
   engines: Array<{ engine: string; found?: string; missing?: string; advice?: string }>;
+  /** The families missing formats of engines that no package of install-packages.ts adds. */
   missing: MissingFamily[];
+  packages: PackageGain[];
 }
 
 const familyOrder = (family: string) => {
@@ -31,7 +42,8 @@ const familyOrder = (family: string) => {
 export function formatReport(registry: EngineRegistry): FormatReport {
   const convert = countFormats(discover({}, { restrictTo: 'convert', registry }));
   const byFamily = new Map<string, MissingFamily>();
-  for (const gap of missingFormats(registry)) {
+  const gaps = missingFormats(registry);
+  for (const gap of gaps.filter((g) => !installCommand(g.engine))) {
     for (const [family, formats] of Object.entries(gap.families)) {
       const entry = byFamily.get(family) ?? { family, formats: [], causes: [] };
       entry.formats = [...new Set([...entry.formats, ...formats])];
@@ -40,8 +52,27 @@ export function formatReport(registry: EngineRegistry): FormatReport {
     }
   }
   const missing = [...byFamily.values()].sort((a, b) => familyOrder(a.family) - familyOrder(b.family));
-  return { convert, engines: engineStatus(registry), missing };
+  return { convert, engines: engineStatus(registry), missing, packages: packageGains(gaps) };
 }
+
+/** The gaps of the engines a package installs, by package: what a machine gains from each install line. */
+function packageGains(gaps: MissingFormats[]): PackageGain[] {
+  const byInstall = new Map<string, PackageGain>();
+  for (const gap of gaps) {
+    const install = installCommand(gap.engine);
+    if (!install) continue;
+    const gain = byInstall.get(install) ?? { install, engines: [], families: {} };
+    if (!gain.engines.includes(gap.engine)) gain.engines.push(gap.engine);
+    for (const [family, formats] of Object.entries(gap.families)) gain.families[family] = [...new Set([...(gain.families[family] ?? []), ...formats])];
+    byInstall.set(install, gain);
+  }
+  const ordered = (families: Record<string, string[]>) => Object.fromEntries(Object.entries(families).sort(([a], [b]) => familyOrder(a) - familyOrder(b)));
+  return [...byInstall.values()].map((gain) => ({ ...gain, families: ordered(gain.families) }));
+}
+
+/** `document docx, odt; spreadsheet xlsx, ods`: a package's formats by family, all of them. */
+const byFamilyText = (families: Record<string, string[]>) => Object.entries(families).map(([family, formats]) => `${family} ${formats.join(', ')}`).join('; ');
+const formatTotal = (families: Record<string, string[]>) => new Set(Object.values(families).flat()).size;
 
 const sample = (formats: string[], n = 6) => `${formats.slice(0, n).join(', ')}${formats.length > n ? `, … ${formats.length} in all` : ''}`;
 
@@ -64,6 +95,7 @@ export function missingFamilyLines(report: FormatReport, indent = '  formats    
     });
     lines.push(`${pad}missing ${m.family} (${sample(m.formats)}): ${causes.join('; ')}`);
   }
+  for (const p of report.packages) lines.push(`${pad}${p.install} adds ${formatTotal(p.families)} formats: ${byFamilyText(p.families)}`);
   return lines;
 }
 
@@ -102,6 +134,7 @@ export function reportLines(report: FormatReport): string[] {
     lines.push(`  ${m.family}: ${m.formats.join(', ')} (${why.join('; ')})`);
     for (const cause of m.causes) advice.set(cause.engine, cause.advice);
   }
+  if (report.packages.length) lines.push('', 'what installing adds here:', ...report.packages.map((p) => `  ${p.install}: ${byFamilyText(p.families)}`));
   for (const e of missingEngines) advice.set(e.engine, e.advice ?? '');
   if (advice.size) lines.push('', 'to add them:', ...[...advice].map(([engine, how]) => `  ${engine}: ${how}`));
   return lines;

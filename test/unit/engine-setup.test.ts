@@ -27,7 +27,7 @@ describe('npm start’s engine lines', () => {
       '  engines  sharp 0.35.5, ffmpeg 7.1 (system), 6.0 (bundled)',
       `           missing libreoffice: soffice was not found; install it or set SOFFICE_PATH; to add it: ${engineAdvice('libreoffice')}`,
     ]);
-    expect(engineAdvice('libreoffice')).toContain('apt-get install libreoffice-writer-nogui');
+    expect(engineAdvice('libreoffice')).toContain('apt-get install libreoffice-nogui');
   });
 });
 

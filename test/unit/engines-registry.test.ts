@@ -66,7 +66,7 @@ describe('the engine registry', () => {
     expect(r.isAvailable('absent')).toBe(false);
     expect(r.installation('absent').missing).toContain('ABSENT_PATH');
     expect(r.check('convert', { inputFormat: 'docx' })).toEqual([
-      { field: 'input_format', message: 'convert cannot read docx files on this installation; input formats: jpg, png, pdf.' },
+      { field: 'input_format', message: 'convert cannot read docx files on this installation; input formats: jpg, png, pdf. absent would: absent was not found; install it or set ABSENT_PATH.' },
     ]);
     expect(r.check('convert', { engine: 'absent' })).toEqual([
       { field: 'engine', message: 'The engine absent is not available on this installation; choose one of: fast, careful.' },
@@ -79,7 +79,7 @@ describe('the engine registry', () => {
     expect(r.installation('fast').missing).toBe('disabled by ENGINES_DISABLED');
     expect(r.select('convert', { inputFormat: 'jpg', outputFormat: 'png' }).engine).toBe('careful');
     expect(r.check('optimize', { inputFormat: 'png' })).toEqual([
-      { field: 'input_format', message: 'optimize cannot read png files on this installation; input formats: none.' },
+      { field: 'input_format', message: 'optimize cannot read png files on this installation; input formats: none. fast would: disabled by ENGINES_DISABLED.' },
     ]);
   });
 

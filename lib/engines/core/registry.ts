@@ -15,6 +15,7 @@ import type { EngineDescriptor, Installation, InstalledVersion } from './catalog
 import { deployedInstallation } from './families.js';
 import { normalizeFormat } from './formats.js';
 import { trimEnd } from '../../kernel/text.js';
+import { installCommand } from './install-packages.js';
 
 /** What an engine does for one operation. */
 export interface Capability {
@@ -284,6 +285,25 @@ export class EngineRegistry {
     return this.installation(c.engine).versions.filter((v) => !c.capability.variant || v.variant === c.capability.variant);
   }
 
+  /**
+   * Why the first engine that would take a refused request is not offered here (missing, or lacking
+   * the part), and the package that installs it: the 422 says what to install, as the banner does.
+   */
+  #whyNot(operation: string, takes: (c: Capability) => boolean): string {
+    for (const engine of this.order(operation)) {
+      const installation = this.installation(engine);
+      const capability = this.capabilities(engine).find((c) => c.operation === operation && takes(c));
+      if (!capability) continue;
+      const lacking = capability.feature && !installation.features?.includes(capability.feature) ? capability.feature : undefined;
+      if (this.isAvailable(engine) && !lacking) continue;
+      const why = !this.isAvailable(engine) ? (installation.missing ?? 'not available') : (installation.withheld?.[lacking!] ?? `${engine} has no ${lacking} here`);
+      // The deployed stack's reason names the function or image to deploy; apt-get is for this machine.
+      const install = this.#settings.ENGINE_FUNCTIONS.length === 0 ? installCommand(engine) : undefined;
+      return ` ${engine} would: ${why}${install ? ` (${install})` : ''}.`;
+    }
+    return '';
+  }
+
   #choose(operation: string, request: EngineRequest, decide: boolean): EngineChoice | undefined {
     const input = typeof request.inputFormat === 'string' ? normalizeFormat(request.inputFormat) : request.inputFormat;
     const output = typeof request.outputFormat === 'string' ? normalizeFormat(request.outputFormat) : request.outputFormat;
@@ -305,7 +325,7 @@ export class EngineRegistry {
       const message =
         input === null
           ? `${operation} needs an input file here.`
-          : `${operation} cannot read ${input} files on this installation; input formats: ${list(inputs)}.`;
+          : `${operation} cannot read ${input} files on this installation; input formats: ${list(inputs)}.${this.#whyNot(operation, (c) => acceptsInput(c, input))}`;
       throw new EngineChoiceError('input_format', message, 'UNSUPPORTED_FORMAT');
     }
     const byPair = byInput.filter((c) => acceptsOutput(c.capability, output, input));
@@ -315,7 +335,8 @@ export class EngineRegistry {
       );
       throw new EngineChoiceError(
         'output_format',
-        `${operation} cannot produce ${output ?? 'that'} ${input ? `from ${input} ` : ''}on this installation; output formats: ${list(outputs)}.`,
+        `${operation} cannot produce ${output ?? 'that'} ${input ? `from ${input} ` : ''}on this installation; output formats: ${list(outputs)}.` +
+          this.#whyNot(operation, (c) => acceptsInput(c, input) && acceptsOutput(c, output, input)),
         'UNSUPPORTED_FORMAT',
       );
     }
