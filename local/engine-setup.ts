@@ -44,7 +44,7 @@ const ENGINE_ADVICE: Record<string, string> = {
     'npm ci (tesseract.js in WebAssembly with English and German; SHIPPED_ENGINES=true), apt-get install tesseract-ocr tesseract-ocr-eng (other languages: tesseract-ocr-<code>) qpdf, or set TESSERACT_PATH',
   exiftool: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install perl, or set PERL_PATH',
   chrome: 'set CHROMIUM_PATH to a system Chromium (apt-get install chromium)',
-  pandoc: 'apt-get install pandoc (markup and text documents each way: rst, tex, org, textile, docx, odt, epub, wikis…; without it only md → html and pdf), or set PANDOC_PATH',
+  pandoc: `${installCommand('pandoc')} (markup and text documents each way: rst, tex, org, textile, docx, odt, epub, wikis…; without it only md → html and pdf), or set PANDOC_PATH`,
   // The command operation's other engines: system tools only, no npm build.
   imagemagick: 'npm ci (@imagemagick/magick-wasm, WebAssembly, for convert; SHIPPED_ENGINES=true); for command, apt-get install imagemagick or set MAGICK_PATH',
   graphicsmagick: 'apt-get install graphicsmagick (command only), or set GM_PATH',
