@@ -74,6 +74,8 @@ const engineShape = {
   GHOSTSCRIPT_PATH: executable('gs'),
   QPDF_PATH: executable('qpdf'),
   SOFFICE_PATH: executable('soffice'),
+  /** calibre's `ebook-convert` (Debian: calibre), the `calibre` engine of ebook conversion. */
+  EBOOK_CONVERT_PATH: executable('ebook-convert'),
   /**
    * ImageMagick and GraphicsMagick (`gm`), offered only to the `command` operation, when installed.
    * MAGICK_PATH empty: the first `magick` (ImageMagick 7), else `convert` (ImageMagick 6) on PATH that
@@ -113,6 +115,8 @@ const engineShape = {
   MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),
   /** The longest an uploaded PostScript program (eps, ps, ai) may run in Ghostscript, in seconds (lib/engines/pdf/postscript.ts). */
   MAX_POSTSCRIPT_SECONDS: z.coerce.number().int().positive().default(120),
+  /** The longest one calibre conversion (`ebook-convert`) may run, in seconds (lib/engines/office/calibre.ts). */
+  MAX_EBOOK_SECONDS: z.coerce.number().int().positive().default(180),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**

@@ -10,5 +10,6 @@ export const NO_SYSTEM_TOOLS = {
   QPDF_PATH: '/nonexistent/qpdf',
   PERL_PATH: '/nonexistent/perl',
   SOFFICE_PATH: '/nonexistent/soffice',
+  EBOOK_CONVERT_PATH: '/nonexistent/ebook-convert',
   TESSERACT_PATH: '/nonexistent/tesseract',
 };

@@ -59,6 +59,8 @@ export const ENGINE_FAMILY_OF = {
   chrome: 'chromium',
   // LibreOffice cannot ship in a zip: it lives in the office container image (Dockerfile).
   libreoffice: 'office',
+  // calibre is a system Python and Qt application: beside LibreOffice in the office container image.
+  calibre: 'office',
 } as const satisfies Readonly<Record<string, EngineFamily>>;
 
 /**
@@ -90,6 +92,8 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   imagemagick: { versions: [{ version: BUNDLED_VERSIONS.imagemagick, variant: 'wasm' }] },
   // Debian 12's LibreOffice Writer, as the Dockerfile installs it (its base image pins Debian 12).
   libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer'] },
+  // Debian 12's calibre, as the office image installs it.
+  calibre: { versions: [{ version: '6.13.0' }] },
 };
 
 /** The family of an engine, `undefined` for one no function runs. */

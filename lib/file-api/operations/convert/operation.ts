@@ -12,6 +12,7 @@ import { defineOperation } from '../framework/define.js';
 import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_CODEC_NAMES } from '../../../engines/core/media-formats.js';
 import { mediaOptionProblems } from '../../../engines/media/options.js';
 import { FONT_FORMATS } from '../../../engines/font/formats.js';
+import { CALIBRE_OPTIONS, EBOOK_DOCUMENTS, EBOOK_INPUTS, EBOOK_OUTPUTS, EBOOK_PROFILES } from '../../../engines/office/calibre-formats.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -61,6 +62,8 @@ export const convert = defineOperation({
       trim_start: opt(z.union([z.number().min(0), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       trim_end: opt(z.union([z.number().positive(), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
+      output_profile: opt(z.enum(EBOOK_PROFILES), null, 'e-books: the reader the output is laid out for (calibre’s output profile)'),
+      base_font_size: opt(z.number().min(4).max(72), null, 'e-books: the base font size in points (default: the profile’s)'),
     })
     .superRefine((v, ctx) => {
       for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
@@ -68,7 +71,7 @@ export const convert = defineOperation({
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'calibre', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -82,6 +85,10 @@ export const convert = defineOperation({
         { inputs: WRITER_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'writer', credits: 2 },
         { inputs: CALC_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'calc', credits: 2 },
         { inputs: IMPRESS_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'impress', credits: 2 },
+      ],
+      calibre: [
+        { inputs: EBOOK_INPUTS, outputs: [...EBOOK_OUTPUTS, ...EBOOK_DOCUMENTS], options: CALIBRE_OPTIONS },
+        { inputs: EBOOK_DOCUMENTS, outputs: EBOOK_OUTPUTS, options: CALIBRE_OPTIONS },
       ],
       chrome: [
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
