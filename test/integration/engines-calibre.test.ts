@@ -11,6 +11,7 @@ import mammoth from 'mammoth';
 import sharp from 'sharp';
 import { zipSync } from 'fflate';
 import { afterAll, expect } from 'vitest';
+import { ApiError } from '#lib/kernel/errors.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { pdfText } from '../support/pdf-text.js';
 import { engine, requires } from '../support/requires.js';
@@ -42,6 +43,9 @@ let h: Harness;
 let made: Record<string, TaskRecord>;
 let reread: Record<string, TaskRecord>;
 const outputs: Record<string, Buffer> = {};
+afterAll(async () => {
+  await h?.close();
+});
 /** The EPUB each input became. */
 const epubs: Record<string, Buffer> = {};
 
@@ -69,9 +73,6 @@ calibre.describe('e-books on calibre', () => {
     });
     for (const [f, task] of Object.entries(reread)) if (!f.startsWith('in-') && task.status === 'finished') epubs[f] = await h.file(task);
   }, 900_000);
-  afterAll(async () => {
-    await h?.close();
-  });
 
   calibre.it('EPUB: a zip with its mimetype, container and spine, holding the text', () => {
     ok(made.epub);
@@ -149,4 +150,92 @@ calibre.describe('e-books on calibre', () => {
     const names = Object.keys(zipEntries(epubs.cbz!));
     expect(names.filter((n) => /\.(png|jpe?g)$/i.test(n) && !/cover/i.test(n)).length).toBeGreaterThanOrEqual(2);
   });
+});
+
+calibre.describe('EPUB → MOBI → EPUB (issue 30 acceptance)', () => {
+  calibre.it('keeps the text through one job of two conversions', async () => {
+    const t = await h.run({
+      src: base64(Buffer.from(SOURCE), 'story.txt'),
+      epub: convert('src', 'epub'),
+      mobi: { operation: 'convert', input: 'epub', output_format: 'mobi' },
+      back: { operation: 'convert', input: 'mobi', output_format: 'epub' },
+    });
+    for (const name of ['mobi', 'back']) ok(t[name]);
+    expect(mobiBook(await h.file(t.mobi!)).type).toBe('BOOK');
+    expectText(epubText(await h.file(t.back!)));
+  }, 300_000);
+});
+
+calibre.describe('bad input, bombs and limits', () => {
+  let limited: Harness;
+  calibre.beforeAll(async () => {
+    limited = await startEngineHarness({ ARCHIVE_MAX_EXPANDED_BYTES: String(4_000_000), MAX_EBOOK_SECONDS: '1' });
+  }, 120_000);
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  /** An EPUB's skeleton with `extra` entries (stored with fflate; none of them inflated by the engine before its check). */
+  const epubWith = (extra: Record<string, Uint8Array>) =>
+    Buffer.from(zipSync({ mimetype: [new TextEncoder().encode('application/epub+zip'), { level: 0 }], 'META-INF/container.xml': new Uint8Array(0), ...extra }));
+
+  calibre.it('refuses an option value outside its allowlist at creation, naming the field', async () => {
+    const fields = async (task: Record<string, unknown>) => {
+      try {
+        await h.run({ src: base64(outputs.epub ?? Buffer.alloc(1), 'b.epub'), t: { operation: 'convert', input: 'src', output_format: 'mobi', ...task } });
+      } catch (err) {
+        if (err instanceof ApiError) return Object.keys(err.fields ?? {});
+        throw err;
+      }
+      throw new Error('expected a 422');
+    };
+    expect(await fields({ output_profile: '--debug-pipeline=/tmp/x' })).toEqual(['tasks.t.output_profile']);
+    expect(await fields({ base_font_size: 4000 })).toEqual(['tasks.t.base_font_size']);
+    expect(await fields({ base_font_size: '12; rm -rf /' })).toEqual(['tasks.t.base_font_size']);
+  });
+
+  calibre.it('runs with the allowlisted options (a profile and a base font size) on its command line', async () => {
+    const t = await h.run({ src: base64(outputs.epub!, 'b.epub'), t: convert('src', 'azw3', { output_profile: 'kindle_pw3', base_font_size: 14 }) });
+    ok(t.t);
+    expectText(mobiBook(await h.file(t.t!)).text);
+  });
+
+  calibre.it('refuses a zip bomb before calibre opens it: by the declared total and by the expansion ratio', async () => {
+    const zeros = new Uint8Array(64 * 2 ** 20);
+    const t = await limited.run({
+      // 8 MB declared, past the 4 MB set here.
+      big: base64(epubWith({ 'OEBPS/a.xhtml': new Uint8Array(8_000_000) }), 'big.epub'),
+      bigOut: convert('big', 'mobi'),
+    });
+    expect(t.bigOut).toMatchObject({ status: 'error', code: 'ARCHIVE_TOO_LARGE' });
+    expect(t.bigOut!.message).toContain('ARCHIVE_MAX_EXPANDED_BYTES');
+    // 64 MiB of zeros in about 64 KB: over the default ratio of 200.
+    const r = await h.run({ bomb: base64(epubWith({ 'OEBPS/a.xhtml': zeros }), 'bomb.epub'), out: convert('bomb', 'mobi') });
+    expect(r.out).toMatchObject({ status: 'error', code: 'ARCHIVE_TOO_LARGE' });
+    expect(r.out!.message).toContain('ARCHIVE_MAX_RATIO');
+  }, 120_000);
+
+  calibre.it('refuses an EPUB whose entry names leave their folder', async () => {
+    const t = await h.run({ slip: base64(epubWith({ '../../escape.xhtml': new TextEncoder().encode('<p>x</p>') }), 'slip.epub'), out: convert('slip', 'mobi') });
+    expect(t.out).toMatchObject({ status: 'error', code: 'UNSAFE_ARCHIVE' });
+  });
+
+  calibre.it('ends a damaged file or a file that is not a zip with a task error, not a crash', async () => {
+    const t = await h.run({
+      mobi: base64(Buffer.from('BOOKMOBI but nothing a reader could open'), 'broken.mobi'),
+      mobiOut: convert('mobi', 'epub'),
+      epub: base64(Buffer.from('not a zip at all'), 'broken.epub'),
+      epubOut: convert('epub', 'mobi'),
+    });
+    expect(t.mobiOut).toMatchObject({ status: 'error', code: 'CONVERSION_FAILED' });
+    expect(t.epubOut).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
+  });
+
+  calibre.it('stops a conversion at MAX_EBOOK_SECONDS', async () => {
+    // About 300 KB of text: calibre takes seconds over it, the limit set here is one.
+    const paragraphs = Array.from({ length: 400 }, (_, i) => `${FIRST} ${i}. ${SECOND.repeat(12)}`).join('\n\n');
+    const t = await limited.run({ src: base64(Buffer.from(paragraphs), 'long.txt'), out: convert('src', 'epub') });
+    expect(t.out).toMatchObject({ status: 'error', code: 'CONVERSION_FAILED' });
+    expect(t.out!.message).toContain('MAX_EBOOK_SECONDS');
+  }, 120_000);
 });
