@@ -26,6 +26,7 @@ import { checkArchiveTotals } from '../core/limits.js';
 import { runTool, ToolError } from '../core/tool.js';
 import { CALIBRE_INPUTS, CALIBRE_OUTPUTS, EBOOK_DOCUMENTS, ebookOptionArgs, ZIPPED_INPUTS, type EbookOptions } from './calibre-formats.js';
 import { zipTotals } from './zip-totals.js';
+import { stripExternalLinks } from './office-links.js';
 
 export type EbookArgs = EbookOptions & { output_format: string };
 
@@ -42,11 +43,29 @@ function calibreEnv(dir: string): Record<string, string> {
   };
 }
 
+/**
+ * Where the confinement leaves the host's files readable (unshare, platform, none: named by the
+ * operator; in Lambda that includes /proc/<pid>/environ, see office-links.ts), the two ways calibre
+ * was seen embedding a local file (test/security/calibre-links.test.ts, unconfined) are closed: TXT
+ * and TXTZ are read as plain text (its Markdown and Textile readers embed a local image the text
+ * names, `file://` or `../`), and a DOCX loses its external relationships before calibre opens it
+ * (it embeds an external image's file). Under bubblewrap no such file is there to embed, and both are
+ * read in full.
+ */
+function weakConfinementArgs(call: EngineCall<EbookArgs>, from: string): string[] {
+  if (call.tool.confinement.level === 'bwrap') return [];
+  return from === 'txt' || from === 'txtz' ? ['--formatting-type=plain'] : [];
+}
+
+async function stripWhereWeak(call: EngineCall<EbookArgs>, file: string, from: string, filename: string): Promise<void> {
+  if (call.tool.confinement.level !== 'bwrap' && from === 'docx') await stripExternalLinks(file, from, filename);
+}
+
 /** Runs ebook-convert on `from` to `to` under the e-book time limit, failures as task errors. */
 async function ebookConvert(call: EngineCall<EbookArgs>, from: string, to: string, filename: string): Promise<void> {
   const seconds = call.config.MAX_EBOOK_SECONDS;
   const signal = AbortSignal.any([call.signal, AbortSignal.timeout(seconds * 1000)]);
-  const args = [from, to, ...ebookOptionArgs(call.payload)];
+  const args = [from, to, ...weakConfinementArgs(call, path.extname(from).slice(1)), ...ebookOptionArgs(call.payload)];
   try {
     await runTool(call.choice.installed.executable!, args, { ...call.tool, signal, env: calibreEnv(call.dir), name: 'ebook-convert' });
   } catch (err) {
@@ -70,6 +89,7 @@ export async function convertEbook(call: EngineCall<EbookArgs>): Promise<EngineR
   await mkdir(work, { recursive: true });
   const source = path.join(work, `input.${from}`);
   await copyFile(input!.path, source);
+  await stripWhereWeak(call, source, from, input!.filename);
   const made = path.join(work, `output.${to}`);
   await ebookConvert(call, source, made, input!.filename);
   if (!(await readdir(work)).includes(path.basename(made))) {
