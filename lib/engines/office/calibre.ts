@@ -61,19 +61,28 @@ async function stripWhereWeak(call: EngineCall<EbookArgs>, file: string, from: s
   if (call.tool.confinement.level !== 'bwrap' && from === 'docx') await stripExternalLinks(file, from, filename);
 }
 
-/** Runs ebook-convert on `from` to `to` under the e-book time limit, failures as task errors. */
+/**
+ * Runs ebook-convert on `from` to `to` under the e-book time limit, failures as task errors. The limit
+ * is a timer of its own, cleared after the run, rather than an `AbortSignal.timeout` combined by
+ * `AbortSignal.any`, which holds it only weakly: collected, it never fires (the likely cause of a
+ * conversion seen running minutes past a 180 s limit on a busy machine).
+ */
 async function ebookConvert(call: EngineCall<EbookArgs>, from: string, to: string, filename: string): Promise<void> {
   const seconds = call.config.MAX_EBOOK_SECONDS;
-  const signal = AbortSignal.any([call.signal, AbortSignal.timeout(seconds * 1000)]);
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(new Error('MAX_EBOOK_SECONDS')), seconds * 1000);
+  const signal = AbortSignal.any([call.signal, limit.signal]);
   const args = [from, to, ...weakConfinementArgs(call, path.extname(from).slice(1)), ...ebookOptionArgs(call.payload)];
   try {
     await runTool(call.choice.installed.executable!, args, { ...call.tool, signal, env: calibreEnv(call.dir), name: 'ebook-convert' });
   } catch (err) {
     call.signal.throwIfAborted();
-    if (signal.aborted) throw new EngineFailure('CONVERSION_FAILED', `${filename} took longer than ${seconds} s to convert; e-book conversions are stopped there (MAX_EBOOK_SECONDS).`);
+    if (limit.signal.aborted) throw new EngineFailure('CONVERSION_FAILED', `${filename} took longer than ${seconds} s to convert; e-book conversions are stopped there (MAX_EBOOK_SECONDS).`);
     if (!(err instanceof ToolError)) throw err;
     const how = err.exitCode === null ? (err.signal ? `ended by ${err.signal}` : 'could not be run') : `exit code ${err.exitCode}`;
     throw new EngineFailure('CONVERSION_FAILED', `calibre could not convert ${filename} (${how}); is it a valid ${path.extname(from).slice(1)} file?`, { cause: err });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
