@@ -43,6 +43,7 @@ const ENGINE_ADVICE: Record<string, string> = {
   tesseract:
     'npm ci (tesseract.js in WebAssembly with English and German; SHIPPED_ENGINES=true), apt-get install tesseract-ocr tesseract-ocr-eng (other languages: tesseract-ocr-<code>) qpdf, or set TESSERACT_PATH',
   exiftool: 'npm ci (WebAssembly; SHIPPED_ENGINES=true), apt-get install perl, or set PERL_PATH',
+  calibre: 'apt-get install calibre bubblewrap, or set EBOOK_CONVERT_PATH',
   chrome: 'set CHROMIUM_PATH to a system Chromium (apt-get install chromium)',
   pandoc: `${installCommand('pandoc')} (markup and text documents each way: rst, tex, org, textile, docx, odt, epub, wikis…; without it only md → html and pdf), or set PANDOC_PATH`,
   // The command operation's other engines: system tools only, no npm build.

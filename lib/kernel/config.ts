@@ -76,6 +76,8 @@ const engineShape = {
   SOFFICE_PATH: executable('soffice'),
   /** pandoc (Debian: pandoc), the markup engine; without it Markdown still converts with marked and Chromium (the `markdown` engine). */
   PANDOC_PATH: executable('pandoc'),
+  /** calibre's `ebook-convert` (Debian: calibre), the `calibre` engine of ebook conversion. */
+  EBOOK_CONVERT_PATH: executable('ebook-convert'),
   /**
    * ImageMagick and GraphicsMagick (`gm`), offered only to the `command` operation, when installed.
    * MAGICK_PATH empty: the first `magick` (ImageMagick 7), else `convert` (ImageMagick 6) on PATH that
@@ -117,6 +119,8 @@ const engineShape = {
   MAX_POSTSCRIPT_SECONDS: z.coerce.number().int().positive().default(120),
   /** The longest pdf.js may read a PDF's text for pdf → txt, html, docx, odt, in seconds (lib/engines/pdfjs/extract.ts). */
   MAX_PDF_TEXT_SECONDS: z.coerce.number().int().positive().default(120),
+  /** The longest one calibre conversion (`ebook-convert`) may run, in seconds (lib/engines/office/calibre.ts). */
+  MAX_EBOOK_SECONDS: z.coerce.number().int().positive().default(180),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**

@@ -11,5 +11,6 @@ export const NO_SYSTEM_TOOLS = {
   PERL_PATH: '/nonexistent/perl',
   SOFFICE_PATH: '/nonexistent/soffice',
   PANDOC_PATH: '/nonexistent/pandoc',
+  EBOOK_CONVERT_PATH: '/nonexistent/ebook-convert',
   TESSERACT_PATH: '/nonexistent/tesseract',
 };

@@ -107,3 +107,26 @@ function hasAlpha(image: DecodedImage): boolean {
   for (let i = 3; i < image.data.length; i += 4) if (image.data[i]! < 255) return true;
   return false;
 }
+
+/** The decoded pixels of every image the pages draw (RGB or RGBA, PDF.js's `kind`), to look for a colour in them. */
+export async function pdfImagePixels(pdf: string | Uint8Array): Promise<Array<{ width: number; height: number; channels: number; data: Uint8Array | Uint8ClampedArray }>> {
+  const doc = await open(pdf);
+  const painting = new Set<number>([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageXObjectRepeat]);
+  try {
+    const found: Array<{ width: number; height: number; channels: number; data: Uint8Array | Uint8ClampedArray }> = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const list = await page.getOperatorList();
+      for (const [i, fn] of list.fnArray.entries()) {
+        if (!painting.has(fn)) continue;
+        const arg = list.argsArray[i][0] as string | DecodedImage;
+        const image = typeof arg === 'string' ? await decoded(arg.startsWith('g_') ? page.commonObjs : page.objs, arg) : arg;
+        const channels = image.kind === ImageKind.RGBA_32BPP ? 4 : image.kind === ImageKind.RGB_24BPP ? 3 : 0;
+        if (image.data && channels) found.push({ width: image.width, height: image.height, channels, data: image.data });
+      }
+    }
+    return found;
+  } finally {
+    await doc.destroy();
+  }
+}

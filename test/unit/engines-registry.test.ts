@@ -184,8 +184,8 @@ describe('the real engine catalog', () => {
   });
 
   it('makes an engine whose tool is missing unavailable', () => {
-    // pandoc reads docx too: missing as well, so that nothing reads a docx here.
-    const r = newEngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice', PANDOC_PATH: 'no-such-pandoc' }));
+    // pandoc and calibre read docx too: missing as well, so that nothing reads a docx here.
+    const r = newEngineRegistry(settings({ SOFFICE_PATH: 'no-such-soffice', PANDOC_PATH: 'no-such-pandoc', EBOOK_CONVERT_PATH: 'no-such-ebook-convert' }));
     expect(r.isAvailable('libreoffice')).toBe(false);
     expect(r.installation('libreoffice').missing).toBe('no-such-soffice was not found; install it or set SOFFICE_PATH');
     expect(r.check('convert', { inputFormat: 'docx', outputFormat: 'pdf' })[0]?.field).toBe('input_format');

@@ -207,6 +207,15 @@ export const ENGINES: readonly EngineDescriptor[] = [
     },
   },
   {
+    // CloudConvert's name for its e-book engine.
+    name: 'calibre',
+    description: 'calibre (ebook-convert): e-books each way (epub, mobi, azw3, fb2, lit, lrf, pdb, rtf, txt, docx, htmlz, pdf…)',
+    detect(settings) {
+      const found = tool('EBOOK_CONVERT_PATH', settings.EBOOK_CONVERT_PATH, ['--version'], /calibre (\d+(?:\.\d+)+)/);
+      return confined(settings, found, { followsLinks: 'calibre follows the links in e-books:' });
+    },
+  },
+  {
     name: 'ghostscript',
     description: 'Ghostscript: PDF optimization, PDF pages to images, PDF thumbnails',
     detect(settings) {

@@ -65,6 +65,8 @@ export const ENGINE_FAMILY_OF = {
   pandoc: 'office',
   // marked (npm) and, for PDF, Chromium: beside the chrome engine.
   markdown: 'chromium',
+  // calibre is a system Python and Qt application: beside LibreOffice in the office container image.
+  calibre: 'office',
 } as const satisfies Readonly<Record<string, EngineFamily>>;
 
 /**
@@ -101,6 +103,8 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   // Debian 12's LibreOffice, as the Dockerfile installs it (its base image pins Debian 12): Writer and, with
   // libreoffice-nogui (issue 30), Calc.
   libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer', 'calc'] },
+  // Debian 12's calibre, as the office image installs it.
+  calibre: { versions: [{ version: '6.13.0' }] },
 };
 
 /** The family of an engine, `undefined` for one no function runs. */

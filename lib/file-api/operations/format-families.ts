@@ -41,7 +41,7 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
   document: words('pdf doc docx docm dot dotx odt ott rtf txt md markdown html htm xhtml abw zabw wpd wps hwp lwp pages tex rst xps oxps djvu'),
   spreadsheet: words('xlsx xls xlsm xlsb xlt xltx ods ots csv tsv numbers et'),
   presentation: words('pptx ppt pptm pps ppsx pot potx odp otp key dps'),
-  ebook: words('epub mobi azw azw3 azw4 fb2 lit lrf pdb pml prc rb snb tcr txtz htmlz cbz cbr cbc chm'),
+  ebook: words('epub mobi azw azw3 azw4 fb2 lit lrf pdb pml prc rb snb tcr txtz htmlz cbz cbr cbc chm fbz'),
   cad: words('dwg dxf'),
 };
 // Markup (pandoc): documents, as CloudConvert groups md, rst and tex.

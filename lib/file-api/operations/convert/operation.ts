@@ -15,6 +15,7 @@ import { FONT_FORMATS } from '../../../engines/font/formats.js';
 import { PDF_TEXT_OUTPUTS } from '../../../engines/pdfjs/formats.js';
 import { MARKDOWN_INPUTS, PANDOC_INPUTS, PANDOC_OUTPUTS } from '../../../engines/markup/formats.js';
 import { OFFICE_DOCUMENT_CAPABILITIES } from '../../../engines/office/office-formats.js';
+import { CALIBRE_OPTIONS, EBOOK_DOCUMENTS, EBOOK_INPUTS, EBOOK_OUTPUTS, EBOOK_PROFILES } from '../../../engines/office/calibre-formats.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -66,6 +67,8 @@ export const convert = defineOperation({
       password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
       pdf_a: opt(z.boolean(), false, 'office documents to PDF: PDF/A-2b'),
       optimize_print: opt(z.boolean(), true, 'office documents to PDF: images at 300 dpi; false: 150 dpi'),
+      output_profile: opt(z.enum(EBOOK_PROFILES), null, 'e-books: the reader the output is laid out for (calibre’s output profile)'),
+      base_font_size: opt(z.number().min(4).max(72), null, 'e-books: the base font size in points (default: the profile’s)'),
     })
     .superRefine((v, ctx) => {
       for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
@@ -73,7 +76,7 @@ export const convert = defineOperation({
   engines: {
     mode: 'each',
     outputFormat: (p) => normalizeFormat(p.output_format),
-    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor', 'pdfjs', 'pandoc', 'markdown'],
+    order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'calibre', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor', 'pdfjs', 'pandoc', 'markdown'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
       'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
@@ -87,6 +90,10 @@ export const convert = defineOperation({
         // Writer and Calc: lib/engines/office/office-formats.ts.
         ...OFFICE_DOCUMENT_CAPABILITIES,
         { inputs: IMPRESS_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'impress', credits: 2 },
+      ],
+      calibre: [
+        { inputs: EBOOK_INPUTS, outputs: [...EBOOK_OUTPUTS, ...EBOOK_DOCUMENTS], options: CALIBRE_OPTIONS },
+        { inputs: EBOOK_DOCUMENTS, outputs: EBOOK_OUTPUTS, options: CALIBRE_OPTIONS },
       ],
       chrome: [
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
