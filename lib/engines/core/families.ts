@@ -89,7 +89,7 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   exiftool: { versions: [{ version: BUNDLED_VERSIONS.exiftoolWasm, variant: 'wasm' }] },
   imagemagick: { versions: [{ version: BUNDLED_VERSIONS.imagemagick, variant: 'wasm' }] },
   // Debian 12's LibreOffice Writer, as the Dockerfile installs it (its base image pins Debian 12).
-  libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer'] },
+  libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer', 'calc', 'impress', 'draw'] },
 };
 
 /** The family of an engine, `undefined` for one no function runs. */

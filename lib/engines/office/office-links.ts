@@ -32,10 +32,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { EngineFailure } from '../core/errors.js';
+import { checkedDrawing } from './slides-links.js';
 
 const OOXML = new Set(['docx', 'xlsx', 'pptx']);
 const ODF = new Set(['odt', 'ods', 'odp']);
 const OLE2 = new Set(['doc', 'xls', 'ppt']);
+// Impress and Draw's formats (slides-formats.ts) in the same containers; the others: slides-links.ts.
+for (const format of ['pptm', 'ppsx', 'potx', 'vsdx']) OOXML.add(format);
+for (const format of ['otp', 'odg', 'otg']) ODF.add(format);
+for (const format of ['pps', 'pot']) OLE2.add(format);
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 /** The most one XML part of a package may inflate to (a zip bomb is refused, not expanded). */
@@ -327,6 +332,7 @@ function stripOdfLinks(xml: string, filename: string): string {
  */
 export async function stripExternalLinks(file: string, format: string, filename: string): Promise<void> {
   const bytes = await readFile(file);
+  if (checkedDrawing(bytes, format, filename)) return;
   if (OLE2.has(format)) {
     if (!bytes.subarray(0, 8).equals(OLE2_MAGIC)) throw notA(format, filename);
     return;

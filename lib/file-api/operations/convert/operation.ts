@@ -4,7 +4,7 @@
  * Chromium, video and audio with FFmpeg.
  */
 import * as z from 'zod';
-import { CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat, WRITER_FORMATS } from '../../../engines/core/formats.js';
+import { CALC_FORMATS, IMAGE_FORMATS, IMAGE_INPUT_FORMATS, normalizeFormat, WRITER_FORMATS } from '../../../engines/core/formats.js';
 import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
 import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/archive/formats.js';
 import { POSTSCRIPT_INPUTS, POSTSCRIPT_OUTPUTS } from '../../../engines/pdf/postscript-formats.js';
@@ -12,6 +12,8 @@ import { defineOperation } from '../framework/define.js';
 import { AUDIO_CODEC_NAMES, CONVERT_CAPABILITIES as FFMPEG_CAPABILITIES, VIDEO_CODEC_NAMES } from '../../../engines/core/media-formats.js';
 import { mediaOptionProblems } from '../../../engines/media/options.js';
 import { FONT_FORMATS } from '../../../engines/font/formats.js';
+import { SLIDES_CAPABILITIES } from '../../../engines/office/slides-formats.js';
+import { SLIDES_FIELDS } from './slides-fields.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -61,6 +63,7 @@ export const convert = defineOperation({
       trim_start: opt(z.union([z.number().min(0), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       trim_end: opt(z.union([z.number().positive(), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
+      ...SLIDES_FIELDS,
     })
     .superRefine((v, ctx) => {
       for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
@@ -81,7 +84,8 @@ export const convert = defineOperation({
       libreoffice: [
         { inputs: WRITER_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'writer', credits: 2 },
         { inputs: CALC_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'calc', credits: 2 },
-        { inputs: IMPRESS_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'impress', credits: 2 },
+        // Impress and Draw: lib/engines/office/slides-formats.ts.
+        ...SLIDES_CAPABILITIES,
       ],
       chrome: [
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
