@@ -74,7 +74,8 @@ export const convert = defineOperation({
     order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
-      'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
+      // SVG is drawn as vectors by Draw or Chromium below, not put in a page as pixels.
+      'pdf-lib': [{ inputs: IMAGE_FORMATS, outputs: ['pdf'], options: [] }],
       ghostscript: [
         { inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
         // PostScript runs under -dSAFER with a time and page limit (lib/engines/pdf/postscript.ts).
@@ -90,6 +91,7 @@ export const convert = defineOperation({
       chrome: [
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
         { inputs: ['html'], outputs: ['png', 'jpg'], options: [...CAPTURE_SCREENSHOT_OPTIONS, ...CAPTURE_COMMON] },
+        { inputs: ['svg'], outputs: ['pdf'], options: [] },
       ],
       imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'], variant: 'wasm' }],
       // One per output format, offered where the installed build writes it (lib/engines/core/media-formats.ts).
