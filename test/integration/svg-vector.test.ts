@@ -3,11 +3,12 @@
  * then), Chromium on a fresh machine; never pdf-lib's picture of the drawing. A vector PDF holds the
  * drawing's text and no image.
  */
-import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import { PDFDocument } from 'pdf-lib';
 import { afterAll, expect } from 'vitest';
 import { closeBrowser } from '#lib/engines/chrome/browser.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { svg } from '../fixtures/slides-fixtures.js';
+import { pdfImageCount } from '../support/pdf-images.js';
 import { pdfText } from '../support/pdf-text.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { engine, requires, tool } from '../support/requires.js';
@@ -15,16 +16,6 @@ import { base64, startEngineHarness, type Harness } from './engines-harness.js';
 
 const chrome = requires(engine('chrome'));
 const office = requires(tool('soffice'), engine('libreoffice'));
-
-/** The image XObjects of a PDF. */
-async function pdfImages(bytes: Buffer): Promise<number> {
-  const doc = await PDFDocument.load(bytes);
-  let images = 0;
-  for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    if (object instanceof PDFRawStream && object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) images++;
-  }
-  return images;
-}
 
 let h: Harness;
 let receiver: Receiver;
@@ -49,7 +40,7 @@ async function expectVectorPdf(task: TaskRecord, engineName: string) {
   const { width, height } = doc.getPage(0).getSize();
   expect(Math.abs(width - 300)).toBeLessThan(3);
   expect(Math.abs(height - 150)).toBeLessThan(3);
-  expect(await pdfImages(pdf)).toBe(0);
+  expect(await pdfImageCount(pdf)).toBe(0);
   expect(await pdfText(pdf)).toContain('Vector drawing words');
 }
 

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
 import { pptxLinkingImages, svg } from '../fixtures/slides-fixtures.js';
+import { pdfImageCount } from '../support/pdf-images.js';
 import { pdfText } from '../support/pdf-text.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { requires, tool } from '../support/requires.js';
@@ -37,16 +37,6 @@ afterAll(async () => {
 
 const seen = (prefix: string) => receiver.requests.filter((r) => r.path.startsWith(prefix)).map((r) => r.path);
 
-/** The image XObjects of a PDF (a linked picture that got fetched or read ends up as one). */
-async function pdfImages(bytes: Buffer): Promise<number> {
-  const doc = await PDFDocument.load(bytes);
-  let images = 0;
-  for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    if (object instanceof PDFRawStream && object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) images++;
-  }
-  return images;
-}
-
 /** An SVG drawing pictures from the loopback and from the secret file, by href and by xlink:href. */
 const linkedSvg = (prefix: string) =>
   svg(
@@ -69,7 +59,7 @@ async function expectNothingLinked(h: Harness, task: TaskRecord, prefix: string)
   expect(task, JSON.stringify({ status: task.status, message: task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
   expect(seen(prefix)).toEqual([]);
   const pdf = await h.file(task);
-  expect(await pdfImages(pdf)).toBe(0);
+  expect(await pdfImageCount(pdf)).toBe(0);
   expect(await pdfText(pdf)).toContain('After the links');
 }
 
