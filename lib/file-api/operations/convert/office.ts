@@ -7,7 +7,11 @@ import { normalizeFormat } from '../../../engines/core/formats.js';
 import { handlers } from '../framework/define.js';
 import { convert } from './operation.js';
 
-/** Impress and Draw's formats (slides.ts), the rest as before. */
-const libreoffice = (call: EngineCall<{ output_format: string; pages?: string }>) => (appOf(normalizeFormat(call.inputs[0]?.format ?? '')) ? convertSlides(call) : officeToPdf(call));
+/** Impress and Draw's formats (slides.ts) and PDF pages to SVG; the rest as before. */
+function isSlides(call: EngineCall<{ output_format: string }>): boolean {
+  const from = normalizeFormat(call.inputs[0]?.format ?? '');
+  return from === 'pdf' ? normalizeFormat(call.payload.output_format) === 'svg' : appOf(from) !== undefined;
+}
+const libreoffice = (call: EngineCall<{ output_format: string; pages?: string }>) => (isSlides(call) ? convertSlides(call) : officeToPdf(call));
 
 export default handlers(convert, 'office', { libreoffice });
