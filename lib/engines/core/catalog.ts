@@ -199,7 +199,8 @@ export const ENGINES: readonly EngineDescriptor[] = [
       if (!executable) return office;
       // Each application is a library in the program folder; Debian packages them separately.
       const program = path.dirname(realLocation(executable) ?? executable);
-      const parts: Record<string, string> = { writer: 'libswlo.so', calc: 'libsclo.so', impress: 'libsdlo.so' };
+      // Draw's library is in libreoffice-draw (which Impress depends on); the slide show is Impress's own.
+      const parts: Record<string, string> = { writer: 'libswlo.so', calc: 'libsclo.so', impress: 'libslideshowlo.so', draw: 'libsdlo.so' };
       const features = Object.entries(parts)
         .filter(([, lib]) => existsSync(path.join(program, lib)))
         .map(([name]) => name);

@@ -100,9 +100,9 @@ export const PACKAGED: Readonly<Record<string, Installation | undefined>> = {
   // Debian 12's pandoc, as the Dockerfile installs it.
   pandoc: { versions: [{ version: '2.17.1.1' }] },
   markdown: { versions: [{ version: BUNDLED_VERSIONS.marked }], features: ['pdf'] },
-  // Debian 12's LibreOffice, as the Dockerfile installs it (its base image pins Debian 12): Writer and, with
-  // libreoffice-nogui (issue 30), Calc.
-  libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer', 'calc'] },
+  // Debian 12's LibreOffice, as the Dockerfile installs it (its base image pins Debian 12): its whole suite
+  // (libreoffice-nogui: Writer, Calc, Impress, Draw).
+  libreoffice: { versions: [{ version: '7.4.7.2' }], features: ['writer', 'calc', 'impress', 'draw'] },
   // Debian 12's calibre, as the office image installs it.
   calibre: { versions: [{ version: '6.13.0' }] },
 };

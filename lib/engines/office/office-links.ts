@@ -33,6 +33,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { EngineFailure } from '../core/errors.js';
+import { checkedDrawing } from './slides-links.js';
 
 const OOXML = new Set(['docx', 'xlsx', 'pptx', 'docm', 'dotx', 'xlsm', 'xltx']);
 // OpenOffice.org 1 packages (sxw, sxc) link with the same XLink attributes as ODF.
@@ -43,6 +44,10 @@ const OLE2 = new Set(['doc', 'xls', 'ppt', 'dot', 'xlt']);
  * whose formulas may name other files (SYLK): refused where only the platform confines LibreOffice.
  */
 const UNSTRIPPABLE = new Set(['html', 'xml', 'fodt', 'fods', 'abw', 'slk']);
+// Impress and Draw's formats (slides-formats.ts) in the same containers; the others: slides-links.ts.
+for (const format of ['pptm', 'ppsx', 'potx', 'vsdx']) OOXML.add(format);
+for (const format of ['otp', 'odg', 'otg']) ODF.add(format);
+for (const format of ['pps', 'pot']) OLE2.add(format);
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 /** The most one XML part of a package may inflate to (a zip bomb is refused, not expanded). */
@@ -337,6 +342,7 @@ export async function stripExternalLinks(file: string, format: string, filename:
     throw new EngineFailure('UNSUPPORTED_FORMAT', `${filename}: the office engine here cannot remove the external references of a ${format} file, so it does not convert it; send it as docx, odt, xlsx or ods.`);
   }
   const bytes = await readFile(file);
+  if (checkedDrawing(bytes, format, filename)) return;
   if (OLE2.has(format)) {
     if (!bytes.subarray(0, 8).equals(OLE2_MAGIC)) throw notA(format, filename);
     return;

@@ -22,7 +22,7 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
     dcx ptif vips xv ff phm pgx
     raw dng cr2 cr3 crw nef nrw arw srf sr2 orf rw2 raf pef srw x3f 3fr dcr kdc mrw mos mef erf iiq rwl
   `),
-  vector: words('svg svgz eps ps ai cdr cgm emf wmf sk sk1 vsd'),
+  vector: words('svg svgz eps ps ai cdr cgm emf wmf sk sk1 vsd vsdx odg otg fodg'),
   video: words(`
     3g2 3gp 3gpp avi flv f4v m2ts mts ts m2t m4v mkv mov mp4 mpeg mpg mpe m1v m2v mxf ogv vob webm wmv asf
     dv dvr rm rmvb swf wtv mjpeg mjpg h264 hevc y4m divx xvid mod cavs nut
@@ -40,7 +40,7 @@ const LISTS: Record<Exclude<FormatFamily, 'other'>, string[]> = {
   font: words('ttf otf woff woff2 eot ttc otc dfont pfb pfa afm ufo'),
   document: words('pdf doc docx docm dot dotx odt ott rtf txt md markdown html htm xhtml abw zabw wpd wps hwp lwp pages tex rst xps oxps djvu'),
   spreadsheet: words('xlsx xls xlsm xlsb xlt xltx ods ots csv tsv numbers et'),
-  presentation: words('pptx ppt pptm pps ppsx pot potx odp otp key dps'),
+  presentation: words('pptx ppt pptm pps ppsx pot potx odp otp key dps fodp'),
   ebook: words('epub mobi azw azw3 azw4 fb2 lit lrf pdb pml prc rb snb tcr txtz htmlz cbz cbr cbc chm fbz'),
   cad: words('dwg dxf'),
 };

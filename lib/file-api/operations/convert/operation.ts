@@ -4,7 +4,7 @@
  * Chromium, video and audio with FFmpeg.
  */
 import * as z from 'zod';
-import { IMAGE_FORMATS, IMAGE_INPUT_FORMATS, IMPRESS_FORMATS, normalizeFormat } from '../../../engines/core/formats.js';
+import { IMAGE_FORMATS, IMAGE_INPUT_FORMATS, normalizeFormat } from '../../../engines/core/formats.js';
 import { MAGICK_INPUT_FORMATS, MAGICK_OUTPUT_FORMATS } from '../../../engines/image/magick-formats.js';
 import { ARCHIVE_INPUT_FORMATS, ARCHIVE_OUTPUT_FORMATS } from '../../../engines/archive/formats.js';
 import { POSTSCRIPT_INPUTS, POSTSCRIPT_OUTPUTS } from '../../../engines/pdf/postscript-formats.js';
@@ -16,6 +16,8 @@ import { PDF_TEXT_OUTPUTS } from '../../../engines/pdfjs/formats.js';
 import { MARKDOWN_INPUTS, PANDOC_INPUTS, PANDOC_OUTPUTS } from '../../../engines/markup/formats.js';
 import { OFFICE_DOCUMENT_CAPABILITIES } from '../../../engines/office/office-formats.js';
 import { CALIBRE_OPTIONS, EBOOK_DOCUMENTS, EBOOK_INPUTS, EBOOK_OUTPUTS, EBOOK_PROFILES } from '../../../engines/office/calibre-formats.js';
+import { SLIDES_CAPABILITIES } from '../../../engines/office/slides-formats.js';
+import { SLIDES_FIELDS } from './slides-fields.js';
 import {
   CAPTURE_COMMON,
   CAPTURE_PDF_OPTIONS,
@@ -65,10 +67,10 @@ export const convert = defineOperation({
       trim_start: opt(z.union([z.number().min(0), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       trim_end: opt(z.union([z.number().positive(), z.string().max(32)]), null, 'seconds or HH:MM:SS.ms'),
       password: opt(z.string().min(1).max(1024), null, 'archives: the password that opens the input'),
-      pdf_a: opt(z.boolean(), false, 'office documents to PDF: PDF/A-2b'),
       optimize_print: opt(z.boolean(), true, 'office documents to PDF: images at 300 dpi; false: 150 dpi'),
       output_profile: opt(z.enum(EBOOK_PROFILES), null, 'e-books: the reader the output is laid out for (calibre’s output profile)'),
       base_font_size: opt(z.number().min(4).max(72), null, 'e-books: the base font size in points (default: the profile’s)'),
+      ...SLIDES_FIELDS,
     })
     .superRefine((v, ctx) => {
       for (const { field, message } of mediaOptionProblems(normalizeFormat(v.output_format), v)) ctx.addIssue({ code: 'custom', path: [field], message });
@@ -79,7 +81,8 @@ export const convert = defineOperation({
     order: ['sharp', 'pdf-lib', 'ghostscript', 'libreoffice', 'calibre', 'chrome', 'ffmpeg', 'imagemagick', 'archivetool', 'fonteditor', 'pdfjs', 'pandoc', 'markdown'],
     capabilities: {
       sharp: [{ inputs: IMAGE_INPUT_FORMATS, outputs: IMAGE_FORMATS, options: IMAGE_OPTIONS }],
-      'pdf-lib': [{ inputs: IMAGE_INPUT_FORMATS, outputs: ['pdf'], options: [] }],
+      // SVG is drawn as vectors by Draw or Chromium below, not put in a page as pixels.
+      'pdf-lib': [{ inputs: IMAGE_FORMATS, outputs: ['pdf'], options: [] }],
       ghostscript: [
         { inputs: ['pdf'], outputs: ['png', 'jpg', 'webp', 'tiff'], options: ['pages', 'density', ...IMAGE_OPTIONS] },
         // PostScript runs under -dSAFER with a time and page limit (lib/engines/pdf/postscript.ts).
@@ -89,7 +92,8 @@ export const convert = defineOperation({
       libreoffice: [
         // Writer and Calc: lib/engines/office/office-formats.ts.
         ...OFFICE_DOCUMENT_CAPABILITIES,
-        { inputs: IMPRESS_FORMATS, outputs: ['pdf'], options: ['pages'], feature: 'impress', credits: 2 },
+        // Impress and Draw: lib/engines/office/slides-formats.ts.
+        ...SLIDES_CAPABILITIES,
       ],
       calibre: [
         { inputs: EBOOK_INPUTS, outputs: [...EBOOK_OUTPUTS, ...EBOOK_DOCUMENTS], options: CALIBRE_OPTIONS },
@@ -98,6 +102,7 @@ export const convert = defineOperation({
       chrome: [
         { inputs: ['html'], outputs: ['pdf'], options: [...CAPTURE_PDF_OPTIONS, ...CAPTURE_COMMON] },
         { inputs: ['html'], outputs: ['png', 'jpg'], options: [...CAPTURE_SCREENSHOT_OPTIONS, ...CAPTURE_COMMON] },
+        { inputs: ['svg'], outputs: ['pdf'], options: [] },
       ],
       imagemagick: [{ inputs: MAGICK_INPUT_FORMATS, outputs: MAGICK_OUTPUT_FORMATS, options: [...IMAGE_OPTIONS, 'colorspace', 'density', 'pages'], variant: 'wasm' }],
       // One per output format, offered where the installed build writes it (lib/engines/core/media-formats.ts).
