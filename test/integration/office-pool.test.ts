@@ -159,4 +159,37 @@ warm.describe('warm LibreOffice', () => {
     await expect(runLibreOffice(hand.call, { input: hand.call.inputs[0]!, extension: 'pdf' })).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
     expect(await convert(ONE, 'afterbad')).toContain('afterbad');
   }, 120_000);
+
+  warm.it('converts with a process of its own where the driver cannot run (no python3-uno for OFFICE_PYTHON_PATH)', async () => {
+    const env = { ...ONE, OFFICE_PYTHON_PATH: '/bin/false' };
+    expect(warmPool(await docxCall(env), '/usr/lib/libreoffice')).toBeUndefined();
+    expect(await convert(env, 'oneshot')).toContain('Page 2 oneshot');
+  }, 120_000);
+
+  warm.it('ends its workers with the process that started them', async () => {
+    const script = [
+      "import { runLibreOffice } from '#lib/engines/office/libreoffice.js';",
+      "import { warmPool } from '#lib/engines/office/warm.js';",
+      "import { engineCall } from './test/support/engine-call.js';",
+      "import { pagedDocx } from './test/support/paged-docx.js';",
+      "const hand = engineCall('libreoffice', 'convert', {}, [{ filename: 'a.docx', data: await pagedDocx(1), format: 'docx' }], { OFFICE_POOL_SIZE: '1' });",
+      "await runLibreOffice(hand.call, { input: hand.call.inputs[0], extension: 'pdf' });",
+      "const [worker] = warmPool(hand.call, '').workers;",
+      'console.log(JSON.stringify({ pid: worker.pid, dir: worker.dir }));',
+      'hand.remove();',
+      'process.exit(0);',
+    ].join('\n');
+    const run = spawnSync('npx', ['tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 120_000 });
+    const { pid, dir } = JSON.parse(run.stdout.trim().split('\n').pop()!) as { pid: number; dir: string };
+    // Neither its sandbox nor anything started in it (soffice names the worker's profile on its command line).
+    const named = (p: string) => {
+      try {
+        return Number(p) === pid || readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
+      } catch {
+        return false; // ended meanwhile
+      }
+    };
+    await expect.poll(() => readdirSync('/proc').filter((p) => /^\d+$/.test(p) && named(p)), { timeout: 20_000 }).toEqual([]);
+    expect(existsSync(dir)).toBe(false);
+  }, 180_000);
 });
