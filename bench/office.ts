@@ -5,9 +5,10 @@
  * (unconfined, its profile kept between runs, started after a warm-up run: warm disk cache).
  *
  * - warm: the median of sequential conversions on a warm pool of one, over the bare median (goal ≤ 1.2);
- *   the one-shot path (OFFICE_POOL_SIZE=0: a confined soffice per conversion) is shown beside it;
- * - parallel: conversions per second with two workers over one, each fed more conversions than it has
- *   workers (goal ≥ 1.7);
+ *   the one-shot path (OFFICE_POOL_SIZE=0: a confined soffice per conversion) is shown beside it; the
+ *   three run in alternation, so that a shared machine's drifting load meets them alike;
+ * - parallel: conversions per second with two workers over one, each fed a burst of more conversions
+ *   than it has workers, in alternating rounds (goal ≥ 1.7);
  * - soak: one conversion a second (60 a minute) for BENCH_OFFICE_SOAK_MINUTES (default 5) on the
  *   default pool, each on its own call; failures (goal 0) and latency.
  * Needs LibreOffice, bubblewrap and python3-uno; the section says so and is skipped without them.
@@ -56,21 +57,43 @@ async function taskRun(docx: Buffer, env: Record<string, string>): Promise<numbe
   }
 }
 
-async function sequential(times: number, run: () => Promise<number>): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < times; i++) out.push(await run());
-  return out;
-}
-
-/** Conversions per second with `workers` warm workers, `count` conversions submitted at once (after a warm-up of each worker). */
-async function perSecond(docx: Buffer, workers: number, count: number): Promise<number> {
+/** Seconds for `count` conversions submitted at once to `workers` warm workers (warmed up first). */
+async function burst(docx: Buffer, workers: number, count: number): Promise<number> {
   const env = { OFFICE_POOL_SIZE: String(workers), OFFICE_QUEUE_LENGTH: String(count) };
   await Promise.all(Array.from({ length: workers }, () => taskRun(docx, env)));
   const start = process.hrtime.bigint();
   await Promise.all(Array.from({ length: count }, () => taskRun(docx, env)));
-  const seconds = elapsed(start) / 1000;
+  return elapsed(start) / 1000;
+}
+
+/**
+ * Conversions per second with one worker and with two, measured in alternating rounds so that the
+ * load of a shared machine drifting meets both alike.
+ */
+async function perSecond(docx: Buffer, count: number, rounds = 3): Promise<{ single: number; double: number }> {
+  const seconds = { 1: 0, 2: 0 };
+  for (let round = 0; round < rounds; round++) {
+    for (const workers of [1, 2] as const) seconds[workers] += await burst(docx, workers, count);
+  }
   await closeOfficePools();
-  return count / seconds;
+  return { single: (rounds * count) / seconds[1], double: (rounds * count) / seconds[2] };
+}
+
+/** Medians of bare soffice, the one-shot confined path and the warm pool of one, run in alternation (each after a warm-up). */
+async function medians(docx: Buffer, file: string, dir: string): Promise<{ bare: number; oneShot: number; warm: number }> {
+  const profile = path.join(dir, 'bare-profile');
+  const bare = () => bareRun(file, profile, path.join(dir, 'out'));
+  const one = { OFFICE_POOL_SIZE: '1' };
+  await bare();
+  await taskRun(docx, one);
+  const times = { bare: [] as number[], oneShot: [] as number[], warm: [] as number[] };
+  for (let i = 0; i < RUNS; i++) {
+    times.bare.push(await bare());
+    if (i < 5) times.oneShot.push(await taskRun(docx, { OFFICE_POOL_SIZE: '0' }));
+    times.warm.push(await taskRun(docx, one));
+  }
+  await closeOfficePools();
+  return { bare: median(times.bare), oneShot: median(times.oneShot), warm: median(times.warm) };
 }
 
 /** One conversion a second for `minutes`, each on its own call: failures and latencies. */
@@ -92,24 +115,16 @@ export async function officeBench(): Promise<{ lines: string[]; goals: Goal[] }>
   const file = path.join(dir, 'ten-pages.docx');
   writeFileSync(file, docx);
   try {
-    const profile = path.join(dir, 'bare-profile');
-    await bareRun(file, profile, path.join(dir, 'out'));
-    const bare = median(await sequential(RUNS, () => bareRun(file, profile, path.join(dir, 'out'))));
-    const oneShot = median(await sequential(Math.min(RUNS, 5), () => taskRun(docx, { OFFICE_POOL_SIZE: '0' })));
-    const one = { OFFICE_POOL_SIZE: '1' };
-    await taskRun(docx, one);
-    const warm = median(await sequential(RUNS, () => taskRun(docx, one)));
-    await closeOfficePools();
+    const { bare, oneShot, warm } = await medians(docx, file, dir);
     const count = Math.max(8, RUNS * 2);
-    const single = await perSecond(docx, 1, count);
-    const double = await perSecond(docx, 2, count);
+    const { single, double } = await perSecond(docx, count);
     const soaked = await soak(docx, SOAK_MINUTES);
     await closeOfficePools();
     const workers = poolSize(parseConfig({ ...process.env, ...TEST_CONFIG_ENV }));
     const lines = [
       `office docx → pdf, 10 pages: bare soffice --convert-to median ${bare.toFixed(0)} ms; one-shot confined ${oneShot.toFixed(0)} ms (${(oneShot / bare).toFixed(2)}×); ` +
         `warm pool ${warm.toFixed(0)} ms (${(warm / bare).toFixed(2)}×)`,
-      `office throughput: ${single.toFixed(2)} conversions/s with 1 worker, ${double.toFixed(2)} with 2 (${(double / single).toFixed(2)}×), ${count} conversions each`,
+      `office throughput: ${single.toFixed(2)} conversions/s with 1 worker, ${double.toFixed(2)} with 2 (${(double / single).toFixed(2)}×), ${count} conversions a burst, 3 alternating rounds each`,
       `office soak: ${soaked.times.length + soaked.failures} conversions at 60/min for ${SOAK_MINUTES} min on ${workers} worker(s): ${soaked.failures} failed` +
         (soaked.times.length ? `, median ${median(soaked.times).toFixed(0)} ms, p95 ${percentile(soaked.times, 95).toFixed(0)} ms` : '') +
         (soaked.errors.length ? ` (first: ${soaked.errors[0]})` : ''),
