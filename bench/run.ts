@@ -21,6 +21,7 @@ import { largeFileRun } from './large-file.js';
 import { liveEventScenario } from './live-events.js';
 import { measure, table, type Result } from './measure.js';
 import { optimizeSizes } from './optimize.js';
+import { officeBench } from './office.js';
 import { pipelineScenarios } from './pipeline.js';
 import { shippedEngineRatios } from './shipped-engines.js';
 import { throughputScenario } from './throughput.js';
@@ -31,7 +32,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
  * hops (with calls per job), pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
  * large, discovery (GET /v2/convert/formats), families (one conversion per format family against its engine run bare),
- * optimize (PDF optimize's sizes per profile).
+ * optimize (PDF optimize's sizes per profile), office (warm LibreOffice against bare soffice, and a soak).
  * Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -129,6 +130,12 @@ try {
   if (wanted('families')) ratios.push(...(await familyConversions(platform)));
   // BENCH_ONLY=fonts: a TTF → WOFF2 job and the font engine's child against bare wawoff2 (bench/fonts.ts).
   if (wanted('fonts')) ratios.push(...(await fontRatios(platform)));
+  // BENCH_ONLY=office: docx → pdf on warm LibreOffice against bare soffice, two workers against one, and a soak (bench/office.ts).
+  if (wanted('office')) {
+    const office = await officeBench();
+    ratios.push(...office.lines);
+    goals.push(...office.goals);
+  }
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
     ratios.push(

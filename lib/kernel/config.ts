@@ -121,6 +121,24 @@ const engineShape = {
   MAX_PDF_TEXT_SECONDS: z.coerce.number().int().positive().default(120),
   /** The longest one calibre conversion (`ebook-convert`) may run, in seconds (lib/engines/office/calibre.ts). */
   MAX_EBOOK_SECONDS: z.coerce.number().int().positive().default(180),
+  /**
+   * Warm LibreOffice (lib/engines/office/pool.ts): how many processes convert at once, one conversion each.
+   * `auto` (default): one per core, or none in an engine function (ENGINE_FAMILY, ENGINE_REAP: the
+   * office Lambda function reaps each task's processes, so a warm one could not outlive its task there);
+   * 0: a process per conversion, as without python3-uno. OFFICE_PYTHON_PATH: the Python that has python3-uno's `uno`.
+   */
+  OFFICE_POOL_SIZE: z.union([z.literal('auto'), z.coerce.number().int().min(0).max(64)]).default('auto'),
+  OFFICE_PYTHON_PATH: executable('/usr/bin/python3'),
+  /** A warm LibreOffice process is replaced after this many conversions (it grows with what it has opened). */
+  OFFICE_MAX_CONVERSIONS: z.coerce.number().int().positive().default(100),
+  /** The longest one office conversion may take, in seconds; past it its process is ended and replaced. */
+  OFFICE_CONVERSION_SECONDS: z.coerce.number().int().positive().default(120),
+  /**
+   * Conversions that wait for a busy pool: at most this many, each at most OFFICE_QUEUE_WAIT_SECONDS;
+   * beyond that a conversion fails at once with ENGINE_BUSY (retryable) instead of waiting into its timeout.
+   */
+  OFFICE_QUEUE_LENGTH: z.coerce.number().int().min(0).default(32),
+  OFFICE_QUEUE_WAIT_SECONDS: z.coerce.number().int().positive().default(60),
   /** PDFs larger than this (bytes) are refused before they are read. */
   MAX_PDF_BYTES: z.coerce.number().int().positive().default(500_000_000),
   /**

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEngineConfig } from '#lib/kernel/config.js';
 import { confinement } from '#lib/engines/core/confine.js';
 import { stripExternalLinks } from '#lib/engines/office/office-links.js';
+import { closeOfficePools } from '#lib/engines/office/warm.js';
 import { findExecutable } from '#lib/engines/core/probe.js';
 import { runTool, withWorkDir } from '#lib/engines/core/tool.js';
 import type { TaskRecord } from '#lib/file-api/records/model.js';
@@ -360,7 +361,9 @@ confinedOffice.describe('LibreOffice follows none of a document’s links', () =
     await expectNothingLinked(t.sectionPdf!, '/section/');
   });
 
-  it('leaves nothing behind outside the work folders: no shared profile, no other file', () => {
+  it('leaves nothing behind outside the work folders once the warm LibreOffice workers end: no shared profile, no other file', async () => {
+    // A warm worker's folder (its profile) stays while it runs; what tasks leave in it: test/integration/office-pool.test.ts.
+    await closeOfficePools();
     expect(readdirSync(h.config.ENGINE_TMP_DIR)).toEqual([]);
     expect(readdirSync(secretDir).sort()).toEqual(['secret.mp4', 'secret.png', 'secret.txt'].filter((f) => f !== 'secret.mp4' || media.met));
   });

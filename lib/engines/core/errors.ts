@@ -19,7 +19,8 @@ export type EngineFailureCode =
   | 'DOWNLOAD_FAILED'
   | 'OUTPUT_TOO_LARGE'
   | 'ARCHIVE_TOO_LARGE'
-  | 'UNSAFE_ARCHIVE';
+  | 'UNSAFE_ARCHIVE'
+  | 'ENGINE_BUSY';
 
 export class EngineFailure extends Error {
   override readonly name = 'EngineFailure';

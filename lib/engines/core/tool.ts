@@ -6,7 +6,7 @@
  * (PATH, HOME inside the call's folder, LANG): no credential of this process reaches it. What it wrote
  * to stderr stays on the error for the logs; the error's message is safe to show clients.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,8 @@ export interface ToolOptions extends ToolPlace {
   okExitCodes?: readonly number[];
   /** The tool's name in errors (default: the executable's file name; a WebAssembly engine runs as `node`). */
   name?: string;
+  /** Given the started process, whose stdin is then a pipe: a tool that reads requests (the warm LibreOffice workers, lib/engines/office/worker.ts). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 export interface ToolResult {
@@ -92,9 +94,10 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     const child = spawn(command.file, command.args, {
       cwd: opts.cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, TMPDIR: temporary, LANG: 'C.UTF-8', ...opts.env },
-      stdio: ['ignore', opts.captureStdout || opts.onStdoutLine ? 'pipe' : 'ignore', 'pipe'],
+      stdio: [opts.onSpawn ? 'pipe' : 'ignore', opts.captureStdout || opts.onStdoutLine ? 'pipe' : 'ignore', 'pipe'],
       detached: true,
     });
+    opts.onSpawn?.(child);
     let stderr = '';
     let stdout = '';
     let truncated = false;

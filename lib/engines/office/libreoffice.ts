@@ -5,8 +5,8 @@
  * clothes) reach neither the network nor a file outside the call's folder.
  *
  * Defence in depth, should the confinement be weaker (an operator's explicit ENGINE_CONFINEMENT): each
- * call gets a fresh user profile in its own folder (nothing shared between tasks) whose settings stop
- * what they can. Tried on LibreOffice 7.4 with linked images (ODT frames and paragraph backgrounds,
+ * process gets a fresh user profile (profile.ts) in its own folder, per call or per warm worker (a
+ * worker's tasks share it, never their files: warm.ts), whose settings stop what they can. Tried on LibreOffice 7.4 with linked images (ODT frames and paragraph backgrounds,
  * DOCX external relationships, flat ODT, HTML `<img>`), over http, ftp and file://:
  * - `BlockUntrustedRefererLinks` stops linked images of every kind except style backgrounds;
  * - a manual proxy at a name that never resolves (`.invalid`, RFC 2606) stops the http, https and
@@ -18,41 +18,17 @@
  *   neighbouring class of documents that carry code).
  * A fresh profile costs no measurable time over a warm one (see the issue-10 report).
  */
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { EngineCall, EngineResult, LocalFile } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
 import { basename, CALC_FORMATS, IMPRESS_FORMATS } from '../core/formats.js';
 import { stripExternalLinks } from './office-links.js';
+import { freshProfile } from './profile.js';
+import { convertWarm, warmPool } from './warm.js';
 import { realLocation } from '../core/probe.js';
 import { runTool, ToolError } from '../core/tool.js';
-
-const SETTINGS: ReadonlyArray<[string, string, string]> = [
-  ['/org.openoffice.Office.Common/Security/Scripting', 'BlockUntrustedRefererLinks', 'true'],
-  ['/org.openoffice.Office.Common/Security/Scripting', 'DisableMacrosExecution', 'true'],
-  ['/org.openoffice.Inet/Settings', 'ooInetProxyType', '1'],
-  ...(['HTTP', 'HTTPS', 'FTP'] as const).flatMap((scheme): Array<[string, string, string]> => [
-    ['/org.openoffice.Inet/Settings', `ooInet${scheme}ProxyName`, 'proxy.invalid'],
-    ['/org.openoffice.Inet/Settings', `ooInet${scheme}ProxyPort`, '9'],
-  ]),
-];
-
-/** A user profile holding only the settings above; LibreOffice fills in the rest on start. */
-async function freshProfile(dir: string): Promise<string> {
-  const profile = path.join(dir, 'profile');
-  await mkdir(path.join(profile, 'user'), { recursive: true });
-  const items = SETTINGS.map(
-    ([node, name, value]) => `<item oor:path="${node}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
-  ).join('\n');
-  await writeFile(
-    path.join(profile, 'user', 'registrymodifications.xcu'),
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-      '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n' +
-      `${items}\n</oor:items>\n`,
-  );
-  return profile;
-}
 
 function exportFilter(format: string): string {
   if ((CALC_FORMATS as readonly string[]).includes(format)) return 'calc_pdf_Export';
@@ -62,7 +38,7 @@ function exportFilter(format: string): string {
 
 /**
  * One LibreOffice conversion: what to read and what to write. The seam between the formats
- * (what each pair needs) and how LibreOffice runs (a process per call today).
+ * (what each pair needs) and how LibreOffice runs (a warm process, or a process per call).
  */
 export interface OfficeJob {
   input: LocalFile;
@@ -87,7 +63,8 @@ export function convertToArgument(job: OfficeJob): string {
 
 /**
  * Converts `job.input` with LibreOffice, confined as every tool, and gives the path of the file it
- * wrote in a folder of the call's own.
+ * wrote in a folder of the call's own: on a warm process of the pool (warm.ts, pool.ts), else with a
+ * process of its own (`--convert-to`).
  */
 export async function runLibreOffice(call: EngineCall, job: OfficeJob): Promise<string> {
   const input = job.input;
@@ -99,11 +76,14 @@ export async function runLibreOffice(call: EngineCall, job: OfficeJob): Promise<
   }
   const outDir = path.join(call.dir, 'office');
   await mkdir(outDir, { recursive: true });
-  const profile = await freshProfile(call.dir);
   const executable = call.choice.installed.executable!;
   // The installation (program/ and its neighbours share/, presets/…), bound read-only when it is not in a system folder.
   const program = path.dirname(realLocation(executable) ?? executable);
   const installation = path.basename(program) === 'program' ? path.dirname(program) : program;
+  // Warm processes where python3-uno drives them (warm.ts); a process of its own per call otherwise.
+  const pool = warmPool(call, installation);
+  if (pool) return convertWarm(call, pool, job, outDir);
+  const profile = await freshProfile(call.dir);
   try {
     await runTool(
       executable,
