@@ -4,7 +4,8 @@
  * context)`), by the office process function (ENGINE_ISOLATION=function) through Lambda's Invoke, on
  * SQS events from the local backends, with the environment the functions get in the stack
  * (ENGINE_FAMILY=office, ENGINE_CONFINEMENT=platform: Lambda has no bubblewrap). It converts a
- * real .docx to a PDF whose text is checked, and, per the office function's security decision
+ * real .docx to a PDF whose text is checked, slides to one PNG each, text to MOBI (calibre) and Markdown
+ * to DOCX (pandoc), and, per the office function's security decision
  * (lib/engines/office/office-links.ts), documents linking file:// and the loopback pull nothing in.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
@@ -14,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import mammoth from 'mammoth';
+import pptxgen from 'pptxgenjs';
 import sharp from 'sharp';
 import { afterAll, expect } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../../local/dispatcher.js';
@@ -22,10 +25,11 @@ import type * as Files from '#lib/wiring/files.js';
 import type * as Tasks from '#lib/wiring/tasks.js';
 import type * as Plan from '#lib/file-api/tasks/plan.js';
 import { docxWithLinkedImages, zip } from '../fixtures/engine-fixtures.js';
+import { mobiBook, palmDatabase } from '../support/ebook-readers.js';
 import { pdfText } from '../support/pdf-text.js';
-import { requires, tool } from '../support/requires.js';
+import { engine, requires, tool } from '../support/requires.js';
 
-const office = requires(tool('soffice'));
+const office = requires(tool('soffice'), tool('pandoc'), tool('gs'), tool('qpdf'), engine('calibre'));
 
 type Handler = (event: SQSEvent, context: Context) => Promise<unknown>;
 const names = { table: 'office-fn-state', bucket: 'office-fn-files', queue: 'office-fn' };
@@ -112,6 +116,16 @@ function odtWithBackgrounds(links: string[]): Promise<Buffer> {
     },
     ['mimetype'],
   );
+}
+
+/** Three slides, one word each, written by pptxgenjs. */
+async function threeSlides(): Promise<Buffer> {
+  // pptxgenjs is CommonJS: under ESM its class is the default export's `default`, or the default export itself.
+  type Deck = { addSlide(): { addText(text: string, options: Record<string, number>): void }; write(options: { outputType: 'nodebuffer' }): Promise<unknown> };
+  const Pptx = ((pptxgen as unknown as { default?: unknown }).default ?? pptxgen) as new () => Deck;
+  const deck = new Pptx();
+  for (const word of ['Oneslide', 'Twoslide', 'Threeslide']) deck.addSlide().addText(word, { x: 1, y: 1, w: 6, h: 1, fontSize: 32 });
+  return (await deck.write({ outputType: 'nodebuffer' })) as Buffer;
 }
 
 async function pdfImages(bytes: Buffer): Promise<number> {
@@ -216,19 +230,22 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
     rmSync(work, { recursive: true, force: true });
   });
 
-  /** Creates a job importing `bytes` as `filename` and converting it to PDF; waits for the conversion to end. */
-  async function convert(bytes: Buffer, filename: string) {
-    const { tasks } = await service.taskService().createJob(1, planJob({ tasks: { in: { operation: 'import/base64', file: bytes.toString('base64'), filename }, pdf: { operation: 'convert', input: 'in', output_format: 'pdf' } } }));
+  /** Creates a job importing `bytes` as `filename` and converting it to `to` (PDF); waits for the conversion to end. */
+  async function convert(bytes: Buffer, filename: string, to = 'pdf') {
+    const { tasks } = await service.taskService().createJob(1, planJob({ tasks: { in: { operation: 'import/base64', file: bytes.toString('base64'), filename }, pdf: { operation: 'convert', input: 'in', output_format: to } } }));
     const id = tasks.find((t) => t.name === 'pdf')!.id;
     for (let i = 0; i < 600; i++) {
       const task = await service.taskStore().getTask(id);
       if (task && ['finished', 'error'].includes(task.status)) {
-        if (task.status !== 'finished') return { task, pdf: undefined };
-        const entry = task.result!.files![0]!;
-        const { body } = await files.fileStore().get(`tasks/${task.id}/${entry.filename}`);
-        const chunks: Buffer[] = [];
-        for await (const chunk of body) chunks.push(chunk as Buffer);
-        return { task, pdf: Buffer.concat(chunks) };
+        if (task.status !== 'finished') return { task, pdf: undefined, outputs: [] };
+        const outputs: Buffer[] = [];
+        for (const entry of task.result!.files!) {
+          const { body } = await files.fileStore().get(`tasks/${task.id}/${entry.filename}`);
+          const chunks: Buffer[] = [];
+          for await (const chunk of body) chunks.push(chunk as Buffer);
+          outputs.push(Buffer.concat(chunks));
+        }
+        return { task, pdf: outputs[0], outputs };
       }
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -275,5 +292,24 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
     expect(task).toMatchObject({ status: 'error', code: 'INVALID_INPUT' });
     expect(task.message).toMatch(/page\.docx is not a docx file/);
     expect(requested.filter((r) => r.startsWith('/html/'))).toEqual([]);
+  }, 600_000);
+
+  // The image's other engines and parts (.ci/office-packages), as the office function runs them: one
+  // job each, run by the engine function.
+  office.it('converts slides to one PNG per slide (Impress, then Ghostscript), e-books (calibre) and Markdown (pandoc)', async () => {
+    const before = engineRuns;
+    const slides = await convert(await threeSlides(), 'deck.pptx', 'png');
+    expect(slides.task, JSON.stringify({ code: slides.task.code, message: slides.task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
+    expect(slides.outputs).toHaveLength(3);
+    for (const png of slides.outputs) expect((await sharp(png).metadata()).format).toBe('png');
+    const mobi = await convert(Buffer.from('Tides\n\nThe moon pulls the seawater twice a day.\n'), 'tides.txt', 'mobi');
+    expect(mobi.task, JSON.stringify({ code: mobi.task.code, message: mobi.task.message })).toMatchObject({ status: 'finished', engine: 'calibre' });
+    expect(palmDatabase(mobi.pdf!)).toMatchObject({ type: 'BOOK', creator: 'MOBI' });
+    expect(mobiBook(mobi.pdf!).text).toContain('The moon pulls the seawater twice a day.');
+    const md = await convert(Buffer.from('# Field notes\n\nThe **otter** sleeps on its back.\n'), 'notes.md', 'docx');
+    expect(md.task, JSON.stringify({ code: md.task.code, message: md.task.message })).toMatchObject({ status: 'finished', engine: 'pandoc' });
+    expect((await mammoth.extractRawText({ buffer: md.pdf! })).value).toContain('The otter sleeps on its back.');
+    expect(engineRuns).toBe(before + 3);
+    expect(readdirSync(engineTmp)).toEqual([]);
   }, 600_000);
 });
