@@ -5,7 +5,7 @@
  *
  * Protocol, one JSON object a line: the driver first says `{"ready": true}` (or `{"ready": false,
  * "error": …}` and exits 3 when the bridge is missing), then answers each job line
- * `{"input", "output", "filter"?, "options"?}` with `{"ok": true}` or `{"ok": false, "error": …}`.
+ * `{"input", "output", "filter"?, "options"?, "filterOptions"?, "importFilter"?}` with `{"ok": true}` or `{"ok": false, "error": …}`.
  * When soffice itself is gone (a crash) it answers the job and exits 5: the pool starts a new worker.
  *
  * What it does per job is what `soffice --convert-to` does: load hidden (type detection picks the
@@ -86,7 +86,15 @@ def typed(kind, value):
     return str(value)
 
 def convert(job):
-    load = (prop('Hidden', True), prop('MacroExecutionMode', 0), prop('UpdateDocMode', 0))
+    load = [prop('Hidden', True), prop('MacroExecutionMode', 0), prop('UpdateDocMode', 0)]
+    # As --infilter=name[:options]: for inputs whose content does not say how to read them (CSV, TSV).
+    reading = job.get('importFilter')
+    if reading:
+        name, _, reading_options = reading.partition(':')
+        load.append(prop('FilterName', name))
+        if reading_options:
+            load.append(prop('FilterOptions', reading_options))
+    load = tuple(load)
     try:
         doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job['input']), '_blank', 0, load)
     except Exception as err:
@@ -99,6 +107,8 @@ def convert(job):
         if not name:
             return {'ok': False, 'error': 'no export filter for %s' % job['extension']}
         store = [prop('FilterName', name), prop('Overwrite', True)]
+        if job.get('filterOptions'):
+            store.append(prop('FilterOptions', job['filterOptions']))
         options = job.get('options') or {}
         if options:
             data = tuple(prop(k, typed(v.get('type'), v.get('value'))) for k, v in options.items())

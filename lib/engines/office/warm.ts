@@ -8,7 +8,8 @@
  * tenth of a one-shot `soffice --convert-to`, whose start (2 s and more) dominates; see bench/office.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, readdir } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EngineCall } from '../core/call.js';
@@ -85,13 +86,16 @@ export function convertWarm(call: EngineCall, pool: OfficePool, job: OfficeJob, 
       await copyFile(input.path, copy);
       const written = path.join(dir, `${stem}.${job.extension}`);
       const ms = pool.settings.conversionMs;
-      const said = await worker.convert({ input: copy, output: written, extension: job.extension, filter: job.filter, options: job.options }, ms, call.signal);
+      const said = await worker.convert({ input: copy, output: written, extension: job.extension, filter: job.filter, options: job.options, filterOptions: job.filterOptions, importFilter: job.importFilter }, ms, call.signal);
       if (said.timedOut) throw new EngineFailure('CONVERSION_FAILED', `LibreOffice did not convert ${input.filename} within ${ms / 1000} s (OFFICE_CONVERSION_SECONDS); it was stopped.`);
       if (!said.ok && !worker.alive) throw new EngineFailure('CONVERSION_FAILED', `LibreOffice ended while converting ${input.filename}.`, { cause: new Error(said.error) });
       const damaged = () => new EngineFailure('CONVERSION_FAILED', `LibreOffice could not convert ${input.filename} (it is damaged or not a ${input.format} file).`, { cause: new Error(said.error) });
       if (!said.ok) throw damaged();
+      // A filter may name the file after what it wrote (the CSV filter given a sheet: `<stem>-<sheet>.csv`).
+      const made = existsSync(written) ? written : (await readdir(dir)).map((f) => path.join(dir, f)).find((f) => f !== copy && f.toLowerCase().endsWith(`.${job.extension.toLowerCase()}`));
+      if (!made) throw damaged();
       const out = path.join(outDir, `${stem}.${job.extension}`);
-      await copyFile(written, out).catch(() => {
+      await copyFile(made, out).catch(() => {
         throw damaged();
       });
       return out;

@@ -41,6 +41,10 @@ export interface DriverJob {
   extension: string;
   filter?: string;
   options?: Record<string, { type: string; value: unknown }>;
+  /** The export filter's options as a string (CSV's tokens). */
+  filterOptions?: string;
+  /** `name[:options]`, as `--infilter` takes it. */
+  importFilter?: string;
 }
 
 export interface Answer {
