@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { startEmulator, type Emulator } from '../../local/emulator.js';
 import { zip } from '../fixtures/engine-fixtures.js';
-import { cloudConvertClient } from '../support/cloudconvert.js';
+import { cloudConvertClient, convertJob, type ConvertedJob } from '../support/cloudconvert.js';
 import { workbookRows } from '../support/office-readers.js';
 import { pdfText } from '../support/pdf-text.js';
 import { e2eOutput } from '../support/platform-output.js';
@@ -48,22 +48,9 @@ office.describe('spreadsheets through the cloudconvert SDK (issue 30 acceptance)
   const dataDir = mkdtempSync(path.join(tmpdir(), 'office-e2e-'));
   let platform: Emulator;
   let cc: ReturnType<typeof cloudConvertClient>;
-  const jobs = new Map<string, Promise<{ status: string; message?: string; file?: Buffer }>>();
+  const jobs = new Map<string, Promise<ConvertedJob>>();
 
-  async function run(bytes: Buffer, filename: string, output_format: string) {
-    const created = await cc.jobs.create({
-      tasks: {
-        in: { operation: 'import/base64', file: bytes.toString('base64'), filename },
-        op: { operation: 'convert', input: 'in', output_format },
-        out: { operation: 'export/url', input: 'op' },
-      },
-    } as never);
-    const job = await cc.jobs.wait(created.id);
-    const task = job.tasks.find((t) => t.name === 'op')!;
-    if (task.status !== 'finished') return { status: String(task.status), message: String(task.message) };
-    const [file] = cc.jobs.getExportUrls(job);
-    return { status: 'finished', file: Buffer.from(await (await fetch(file!.url!)).arrayBuffer()) };
-  }
+  const run = (bytes: Buffer, filename: string, to: string) => convertJob(cc, bytes, filename, to);
 
   office.beforeAll(async () => {
     platform = await startEmulator({ dataDir, output: e2eOutput, env: { LOG_LEVEL: 'warn' } });
@@ -84,7 +71,7 @@ office.describe('spreadsheets through the cloudconvert SDK (issue 30 acceptance)
   const finished = async (name: string) => {
     const ran = await jobs.get(name)!;
     expect(ran, ran.message).toMatchObject({ status: 'finished' });
-    return ran.file!;
+    return ran.files[0]!.bytes;
   };
 
   office.it('XLSX → PDF: the values are in the text (pdfjs-dist)', async () => {

@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import mammoth from 'mammoth';
-import pptxgen from 'pptxgenjs';
 import sharp from 'sharp';
 import { afterAll, expect } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../../local/dispatcher.js';
@@ -26,6 +25,7 @@ import type * as Tasks from '#lib/wiring/tasks.js';
 import type * as Plan from '#lib/file-api/tasks/plan.js';
 import { docxWithLinkedImages, zip } from '../fixtures/engine-fixtures.js';
 import { mobiBook, palmDatabase } from '../support/ebook-readers.js';
+import { pptx } from '../fixtures/slides-fixtures.js';
 import { pdfText } from '../support/pdf-text.js';
 import { engine, requires, tool } from '../support/requires.js';
 
@@ -116,16 +116,6 @@ function odtWithBackgrounds(links: string[]): Promise<Buffer> {
     },
     ['mimetype'],
   );
-}
-
-/** Three slides, one word each, written by pptxgenjs. */
-async function threeSlides(): Promise<Buffer> {
-  // pptxgenjs is CommonJS: under ESM its class is the default export's `default`, or the default export itself.
-  type Deck = { addSlide(): { addText(text: string, options: Record<string, number>): void }; write(options: { outputType: 'nodebuffer' }): Promise<unknown> };
-  const Pptx = ((pptxgen as unknown as { default?: unknown }).default ?? pptxgen) as new () => Deck;
-  const deck = new Pptx();
-  for (const word of ['Oneslide', 'Twoslide', 'Threeslide']) deck.addSlide().addText(word, { x: 1, y: 1, w: 6, h: 1, fontSize: 32 });
-  return (await deck.write({ outputType: 'nodebuffer' })) as Buffer;
 }
 
 async function pdfImages(bytes: Buffer): Promise<number> {
@@ -298,7 +288,7 @@ office.describe('the office function (the Dockerfile’s handler) outside Docker
   // job each, run by the engine function.
   office.it('converts slides to one PNG per slide (Impress, then Ghostscript), e-books (calibre) and Markdown (pandoc)', async () => {
     const before = engineRuns;
-    const slides = await convert(await threeSlides(), 'deck.pptx', 'png');
+    const slides = await convert(await pptx(['Oneslide', 'Twoslide', 'Threeslide']), 'deck.pptx', 'png');
     expect(slides.task, JSON.stringify({ code: slides.task.code, message: slides.task.message })).toMatchObject({ status: 'finished', engine: 'libreoffice' });
     expect(slides.outputs).toHaveLength(3);
     for (const png of slides.outputs) expect((await sharp(png).metadata()).format).toBe('png');

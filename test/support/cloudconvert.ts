@@ -27,3 +27,28 @@ export function cloudConvertClient(apiKey: string, baseUrl: string, opts: Client
   client.callWithBase = (base, method, route, parameters, options) => callWithBase(localBase(base, baseUrl), method, route, parameters, options);
   return client;
 }
+
+/** What one conversion job gave: its convert task's status and message, and the exported files in order. */
+export interface ConvertedJob {
+  status: string;
+  message: string;
+  files: Array<{ filename: string; bytes: Buffer }>;
+}
+
+/** One job through the SDK: `bytes` imported as `filename`, converted to `output_format`, exported and downloaded. */
+export async function convertJob(cc: CloudConvert, bytes: Buffer, filename: string, output_format: string): Promise<ConvertedJob> {
+  const created = await cc.jobs.create({
+    tasks: {
+      in: { operation: 'import/base64', file: bytes.toString('base64'), filename },
+      op: { operation: 'convert', input: 'in', output_format },
+      out: { operation: 'export/url', input: 'op' },
+    },
+  } as never);
+  const job = await cc.jobs.wait(created.id);
+  const task = job.tasks.find((t) => t.name === 'op')!;
+  const files: ConvertedJob['files'] = [];
+  if (task.status === 'finished') {
+    for (const f of cc.jobs.getExportUrls(job)) files.push({ filename: f.filename, bytes: Buffer.from(await (await fetch(f.url!)).arrayBuffer()) });
+  }
+  return { status: String(task.status), message: String(task.message), files };
+}
