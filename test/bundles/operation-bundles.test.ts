@@ -13,14 +13,16 @@ const ENGINE_PACKAGES = ['sharp', '@sparticuz/chromium', 'puppeteer-core', 'exif
  * data and probes, never an engine's code. Everything else there is engine code.
  */
 const DEFINITION_READS = [
-  'core/(?:formats|format-families|media-formats|media-builds|magick-detect|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|pdfjs-package|confine|config|call|errors|policy)',
+  'core/(?:formats|format-families|media-formats|media-builds|magick-detect|registry|catalog|families|probe|shipped|unpack|ocr-detect|font-packages|pdfjs-package|install-packages|confine|config|call|errors|policy)',
   'command/(?:command-arguments|command-allowlist|command-graph|magick-arguments|magick-allowlist)',
   'metadata/metadata-tags',
   'archive/formats',
   'font/formats',
   'pdfjs/formats',
   'image/(?:magick-formats|camera-formats)',
-  'pdf/postscript-formats',
+  'pdf/(?:postscript-formats|optimize-profiles)',
+  'markup/formats',
+  'office/(?:office-formats|calibre-formats|slides-formats)',
   'media/options',
 ];
 const ENGINE_CODE = new RegExp(`lib/engines/(?!(?:${DEFINITION_READS.join('|')})\\.ts$)`);

@@ -245,10 +245,15 @@ describe('engines: choice and discovery', () => {
     expect(unauthenticated.status).toBe(401);
   });
 
-  office.it('GET /v2/convert/formats lists docx → pdf (and the other Word formats) on LibreOffice where it is installed', async () => {
+  office.it('GET /v2/convert/formats lists docx → pdf (and the other Word formats) on LibreOffice where it is installed, e-books on calibre, markup on pandoc', async () => {
     const docx = ((await (await api('/v2/convert/formats?filter[input_format]=docx')).json()) as { data: any[] }).data;
     expect(docx).toContainEqual(expect.objectContaining({ input_format: 'docx', output_format: 'pdf', engine: 'libreoffice' }));
     expect(docx).toContainEqual(expect.objectContaining({ input_format: 'docx', output_format: 'odt', engine: 'libreoffice' }));
-    expect(docx.every((row) => row.engine === 'libreoffice')).toBe(true);
+    const engineOf = (to: string) => docx.find((row) => row.output_format === to)?.engine;
+    expect(['pdf', 'odt', 'doc', 'rtf', 'txt'].map(engineOf)).toEqual(['libreoffice', 'libreoffice', 'libreoffice', 'libreoffice', 'libreoffice']);
+    // Each pair on one engine, the first of convert's order that makes it.
+    expect(new Set(docx.map((row) => row.output_format)).size).toBe(docx.length);
+    if (docx.some((row) => row.engine === 'calibre')) expect(engineOf('mobi')).toBe('calibre');
+    if (docx.some((row) => row.engine === 'pandoc')) expect(engineOf('md')).toBe('pandoc');
   });
 });

@@ -5,7 +5,6 @@
  * fonts, styles it links to) is refused, as for a sandbox task's HTML (browser.ts).
  */
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
 import type { EngineCall, EngineResult } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
 import { capture } from './browser.js';
@@ -17,6 +16,8 @@ const CM_PER_PX = 2.54 / 96;
 /** The drawing's size as librsvg reads it (its width and height, else its viewBox), in CSS pixels. */
 async function drawingSize(svg: Buffer, filename: string): Promise<{ width: number; height: number }> {
   try {
+    // Loaded when used: the Chromium process function loads this module without its engines (their zip is the engine function's).
+    const sharp = (await import('sharp')).default;
     const { width, height } = await sharp(svg, { limitInputPixels: false }).metadata();
     if (width && height) return { width, height };
   } catch (err) {
