@@ -16,6 +16,7 @@ import type { GoogleAuthMode } from '../lib/google/auth.js';
 import { regionConfig } from '../lib/kernel/config.js';
 import { freePort, LOCAL_CREDENTIALS, REGION, startBackends, type Backends } from './backends.js';
 import { lambdaInvoker, startDispatcher } from './dispatcher.js';
+import { newSignInLink, signInLinkUrl } from '../lib/web/console/sign-in-link.js';
 import { startOffline, type OutputTail } from './offline.js';
 import { forwardS3Events } from './s3/events.js';
 import { readServiceDefinition, type ServiceDefinition } from './service-definition.js';
@@ -69,6 +70,8 @@ export interface Emulator {
   /** The development API key: every scope, so it works on every API in either Google auth mode. */
   apiKey: string;
   googleAuthMode: GoogleAuthMode;
+  /** The console's one-click sign-in to the built-in account (this run only, loopback only). */
+  signInUrl: string;
   endpoints: { dynamodb: string; s3: string; sqs: string; lambda: string };
   /** The serverless-offline process, where the functions run (for measurements). */
   functionsPid: number;
@@ -163,7 +166,9 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     const httpPort = await freePort(opts.httpPort ?? 0);
     const lambdaPort = await freePort(opts.lambdaPort ?? 0);
     const websocketPort = await freePort(opts.websocketPort ?? 0);
-    const env = functionsEnv(started, lambdaPort, websocketPort);
+    // The console's one-click sign-in: the functions get only the hash of this run's secret.
+    const signInLink = newSignInLink();
+    const env: Record<string, string> = { LOCAL_SIGN_IN_LINK_HASH: signInLink.hash, ...functionsEnv(started, lambdaPort, websocketPort) };
     const googleAuthMode: GoogleAuthMode = env.GOOGLE_AUTH_MODE === 'enforced' ? 'enforced' : 'open';
     const { child, tail, baseUrl } = await startOffline(
       { root, stage, httpPort, lambdaPort, websocketPort, env, buildDir: opts.buildDir, bundle: opts.bundle, output: opts.output, nodeArgs: opts.nodeArgs },
@@ -180,7 +185,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
     log(`platform ready at ${baseUrl}`);
 
     const socketUrl = `http://localhost:${websocketPort}`;
-    return { baseUrl, socketUrl, apiKey, googleAuthMode, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, regionBuckets, stop };
+    const signInUrl = signInLinkUrl(baseUrl, signInLink.secret);
+    return { baseUrl, socketUrl, apiKey, googleAuthMode, signInUrl, endpoints: { dynamodb, s3, sqs, lambda }, functionsPid: child.pid ?? 0, env, regionBuckets, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -4,6 +4,7 @@
 // serves them. A folder already built for the installed GraphiQL version is reused. Listed before the
 // bundler in serverless.yml: hooks of one event run in plugin order.
 const path = require('node:path');
+const buildHooks = require('./serverless-build-hooks.cjs');
 
 class GraphiqlAssets {
   constructor(serverless, _options, { log } = {}) {
@@ -16,13 +17,7 @@ class GraphiqlAssets {
       const what = result.built ? `built in ${((Date.now() - started) / 1000).toFixed(1)} s` : 'up to date';
       (log?.verbose ?? console.log)(`GraphiQL assets ${what}: ${result.dir} (${(result.bytes / 1e6).toFixed(1)} MB)`);
     };
-    this.hooks = {
-      'before:package:createDeploymentArtifacts': build,
-      'before:deploy:function:packageFunction': build,
-      'before:offline:start': build,
-      'before:offline:start:init': build,
-      'before:invoke:local:invoke': build,
-    };
+    this.hooks = buildHooks(build);
   }
 }
 module.exports = GraphiqlAssets;

@@ -52,6 +52,8 @@ console.log(`
   Google auth  ${googleAuthBanner(platform.googleAuthMode)}
   live events  ${platform.socketUrl}   (socket.io: cloudConvert.socket = io('${platform.socketUrl}', { transports: ['websocket'] }))
   OAuth 2.0    ${platform.baseUrl}/oauth/authorize, /oauth/token, /oauth/revoke   (npm run oauth -- clients create …)
+  console      ${platform.signInUrl}
+               (opens the console signed in to the built-in account; this run and this machine only)
   account      ${platform.baseUrl}/account   (npm run users -- create …, or users -- password 1 for this account)
   API key      ${platform.apiKey}   (every scope: file API and Google APIs)
   data         ${dataDir}/

@@ -4,7 +4,8 @@
  * (`action`: sign-in, sign-out, revoke), checked against the session's CSRF token, answered with a
  * 303 back to the page.
  */
-import { accountPage, authorizedAppsPart, profilePart, signInPage, usagePart, type AuthorizedApp } from '#lib/file-api/account/page.js';
+import { accountPage, authorizedAppsPart, profilePart, safeNext, signInPage, usagePart, type AuthorizedApp } from '#lib/file-api/account/page.js';
+import { CONSOLE_CLIENT_ID, revokeConsoleTokens } from '#lib/web/console/token.js';
 import { usageRange } from '#lib/file-api/account/usage.js';
 import { usage } from '#lib/wiring/account.js';
 import type { UserRecord } from '#lib/access/auth/users.js';
@@ -20,7 +21,8 @@ async function authorizedApps(user: UserRecord): Promise<AuthorizedApp[]> {
   const clients = await Promise.all(grants.map((g) => oauthClients().get(g.clientId)));
   return grants
     .map((grant, i) => ({ grant, client: clients[i] }))
-    .filter((app): app is { grant: (typeof grants)[number]; client: ClientRecord } => app.client !== undefined)
+    // The console is this service's own page, signed in and out with the session: not an application to list.
+    .filter((app): app is { grant: (typeof grants)[number]; client: ClientRecord } => app.client !== undefined && app.client.id !== CONSOLE_CLIENT_ID)
     .sort((a, b) => b.grant.updatedAt.localeCompare(a.grant.updatedAt));
 }
 
@@ -45,10 +47,15 @@ async function act(req: HttpRequest): Promise<HttpResponse> {
   const action = form.get('action');
   if (action === 'sign-in') {
     const result = await signInWithPassword(deps, req, form);
-    if (!result.ok) return signInPage({ csrf: session.csrf, error: result.message, status: result.status, retryAfterSeconds: result.retryAfterSeconds });
-    return seeOther('/account', { 'set-cookie': result.session.setCookie! });
+    const next = form.get('next') ?? undefined;
+    if (!result.ok) return signInPage({ csrf: session.csrf, error: result.message, status: result.status, retryAfterSeconds: result.retryAfterSeconds, next });
+    return seeOther(safeNext(next), { 'set-cookie': result.session.setCookie! });
   }
-  if (action === 'sign-out') return seeOther('/account', { 'set-cookie': await deps.sessions.end(req) });
+  if (action === 'sign-out') {
+    const user = await signedInUser(deps, session);
+    if (user) await revokeConsoleTokens(tokenStore(), user.id);
+    return seeOther('/account', { 'set-cookie': await deps.sessions.end(req) });
+  }
   const user = await signedInUser(deps, session);
   if (!user) return seeOther('/account');
   if (action === 'revoke') {

@@ -340,6 +340,16 @@ const schema = z.object({
   SIGN_IN_DELAY_SECONDS: z.coerce.number().int().positive().default(1),
   SIGN_IN_MAX_DELAY_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
   SIGN_IN_CONCURRENT_CHECKS: z.coerce.number().int().positive().max(16).default(2),
+  /**
+   * The local platform's one-click sign-in link (lib/web/console/sign-in-link.ts): the SHA-256 (hex) of
+   * the link's secret, set by `npm start` in the functions' environment only. Never in serverless.yml,
+   * so a deployed stage has none (scripts/ci/check-template.ts reads the template to be sure); and even
+   * when set, a link works only on a loopback address.
+   */
+  LOCAL_SIGN_IN_LINK_HASH: z
+    .string()
+    .regex(/^([0-9a-f]{64})?$/, 'must be the SHA-256 of the link secret, 64 hex digits')
+    .default(''),
 
   /**
    * Authentication of the Google-dialect APIs (label limits, migration assessment). `enforced` (the

@@ -18,10 +18,18 @@ const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`;
 const cookieHeader = (setCookie?: string) => (setCookie ? { 'set-cookie': setCookie } : undefined);
 
-export function signInPage(opts: { csrf: string; error?: string; status?: number; retryAfterSeconds?: number; setCookie?: string }): HttpResponse {
+/**
+ * Where a sign-in may send the browser afterwards (`next`): the account page or a console page, never
+ * another address (no open redirect).
+ */
+export function safeNext(next: string | null | undefined): string {
+  return next && /^\/console(\/[A-Za-z0-9_/-]{0,200})?$/.test(next) ? next : '/account';
+}
+
+export function signInPage(opts: { csrf: string; error?: string; status?: number; retryAfterSeconds?: number; setCookie?: string; next?: string }): HttpResponse {
   const body = html`<h1>Sign in to your account</h1>
 ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
-<form method="post" action="/account">${csrfField(opts.csrf)}<input type="hidden" name="action" value="sign-in">
+<form method="post" action="/account">${csrfField(opts.csrf)}<input type="hidden" name="action" value="sign-in">${opts.next ? html`<input type="hidden" name="next" value="${safeNext(opts.next)}">` : ''}
 <label for="email">E-mail address</label><input type="email" id="email" name="email" autocomplete="username" required>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div></form>`;

@@ -1,0 +1,7 @@
+export function ConvertPage() {
+  return (
+    <section>
+      <h1 tabIndex={-1}>Convert</h1>
+    </section>
+  );
+}

@@ -1,0 +1,7 @@
+export function JobsPage() {
+  return (
+    <section>
+      <h1 tabIndex={-1}>Jobs</h1>
+    </section>
+  );
+}
