@@ -20,6 +20,8 @@
  *   compiles all of it) and ships no source map with the sources inside (`sourcesContent`);
  * - every function serving the Google APIs (`/v1/…`, `/v2beta/…`) enforces authentication
  *   (GOOGLE_AUTH_MODE=enforced): a deployed stage is open only when the operator says so;
+ * - no function has LOCAL_SIGN_IN_LINK_HASH in its environment: the console's one-click sign-in
+ *   (lib/web/console/sign-in-link.ts) belongs to `npm start` alone, never to a deployed stage;
  * - every function that runs tasks (a queue consumer `functions/tasks/<step>-step`) stops them
  *   (TASK_MAX_SECONDS) before its own Timeout;
  * - every function that processes files takes at most half its /tmp as input (ENGINE_MAX_INPUT_BYTES
@@ -313,6 +315,9 @@ function checkStageSettings(t: Stack): void {
     if (mode !== 'enforced') failures.push(`${fn}: serves the Google APIs with GOOGLE_AUTH_MODE=${String(mode)}; a deployed stage must enforce authentication`);
   }
   for (const fn of functionIds) {
+    if (resources[fn]!.Properties?.Environment?.Variables?.LOCAL_SIGN_IN_LINK_HASH !== undefined) {
+      failures.push(`${fn}: LOCAL_SIGN_IN_LINK_HASH is set: the one-click sign-in link is for npm start only, never a deployed stage`);
+    }
     const max = resources[fn]!.Properties?.Environment?.Variables?.TASK_MAX_SECONDS;
     const runsTasks = TASK_RUNNER.test(String(resources[fn]!.Properties?.Handler ?? '')) && (triggers.get(fn) ?? []).some((t) => t.startsWith('sqs:'));
     if (runsTasks && max !== undefined && Number(max) >= timeoutOf(fn)) {

@@ -252,6 +252,14 @@ describe('check-template', () => {
     expect((await checkTemplate(t, dir)).failures).toEqual([]);
   });
 
+  it('fails a function given the local one-click sign-in link (npm start only)', async () => {
+    const t = goodTemplate();
+    t.Resources.ApiFunction!.Properties.Environment = { Variables: { LOCAL_SIGN_IN_LINK_HASH: 'a'.repeat(64) } };
+    expect((await checkTemplate(t, dir)).failures).toEqual([expect.stringMatching(/^ApiFunction: LOCAL_SIGN_IN_LINK_HASH is set/)]);
+    t.Resources.ApiFunction!.Properties.Environment = { Variables: {} };
+    expect((await checkTemplate(t, dir)).failures).toEqual([]);
+  });
+
   it('fails a task consumer whose tasks may run as long as the function itself', async () => {
     const t = goodTemplate();
     t.Resources.WorkerFunction!.Properties.Environment = { Variables: { TASK_MAX_SECONDS: '100' } };

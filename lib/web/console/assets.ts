@@ -5,6 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Logger } from '../../kernel/log.js';
+import { plainText, precompressedResponse } from '../precompressed.js';
 
 /** Relative to the function's working directory: /var/task in Lambda, the project root locally. */
 export const CONSOLE_ASSETS_DIR = 'dist/console-assets';
@@ -26,4 +29,13 @@ export const contentTypeOf = (file: string) => (file.endsWith('.css') ? 'text/cs
 
 export async function readConsoleManifest(dir = CONSOLE_ASSETS_DIR): Promise<ConsoleManifest> {
   return JSON.parse(await readFile(path.resolve(dir, CONSOLE_MANIFEST), 'utf8')) as ConsoleManifest;
+}
+
+/** `GET /console/assets/{file}` over the built files in `dir`: only names of the built form are read. */
+export function consoleAssetsHandler(opts: { dir: string; logger: Logger }): (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2> {
+  return async (event) => {
+    const file = event.pathParameters?.file ?? '';
+    if (!ASSET_NAME.test(file)) return plainText(404, `no console asset named ${file.slice(0, 80)}`);
+    return precompressedResponse({ event, dir: opts.dir, file, contentType: contentTypeOf(file), what: 'console assets', logger: opts.logger });
+  };
 }
