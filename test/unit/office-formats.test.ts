@@ -62,7 +62,9 @@ describe('office PDF options', () => {
     try {
       planJob({ tasks: { in: { operation: 'import/url', url: 'https://example.com/a.docx' }, a: { operation: 'convert', input: 'in', input_format: 'docx', output_format: 'pdf', ...task } } });
     } catch (err) {
-      if (err instanceof ApiError) return err.fields ?? {};
+      // Whether this machine converts docx to pdf at all (LibreOffice installed) is another test's
+      // matter: only the options' own errors count here.
+      if (err instanceof ApiError) return Object.fromEntries(Object.entries(err.fields ?? {}).filter(([field]) => field !== 'tasks.a.input_format'));
       throw err;
     }
     return {};
