@@ -9,6 +9,7 @@ import path from 'node:path';
 import { startEmulator } from '../local/emulator.js';
 import { call } from '../test/support/lambda.js';
 import { coldStartReport } from './cold-start.js';
+import { consoleBench } from './console.js';
 import { familyConversions } from './convert-families.js';
 import { discoveryScenario } from './discovery.js';
 import { engineScenarios, startBenchSite } from './engines.js';
@@ -32,7 +33,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
  * BENCH_ONLY=graphql,pipeline (comma-separated) runs just those sections: users, graphql, cold,
  * hops (with calls per job), pipeline, throughput (small jobs at 1, 8 and 32 concurrent clients), live, engines, shipped,
  * large, discovery (GET /v2/convert/formats), families (one conversion per format family against its engine run bare),
- * optimize (PDF optimize's sizes per profile), office (warm LibreOffice against bare soffice, and a soak).
+ * optimize (PDF optimize's sizes per profile), office (warm LibreOffice against bare soffice, and a soak),
+ * console (the browser console's bundle and cold first load against the account page).
  * Unset: all of them. The goals of issue 17 whose sections ran are summed up at the end.
  */
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -136,6 +138,8 @@ try {
     ratios.push(...office.lines);
     goals.push(...office.goals);
   }
+  // BENCH_ONLY=console: the console's bundle and its first load with an empty cache (bench/console.ts).
+  if (wanted('console')) ratios.push(...(await consoleBench(platform)));
   if (wanted('large')) {
     const large = await largeFileRun(Number(process.env.BENCH_LARGE_MIB ?? 1024));
     ratios.push(
