@@ -63,6 +63,28 @@ describe('the console', () => {
     }
   });
 
+  it('gives a token only to its own page: the session cookie and its CSRF token in a header, both', async () => {
+    const { page } = await openConsole(harness);
+    try {
+      await page.waitForSelector('nav[aria-label="Console"]');
+      const csrf = await page.evaluate(() => (JSON.parse(document.getElementById('app')!.dataset.config!) as { csrf: string }).csrf);
+      const cookie = (await page.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const post = (headers: Record<string, string>) => fetch(`${harness.platform.baseUrl}/console/token`, { method: 'POST', headers });
+      expect((await post({ cookie })).status).toBe(403);
+      expect((await post({ cookie, 'x-csrf-token': `${csrf}x` })).status).toBe(403);
+      expect((await post({ 'x-csrf-token': csrf })).status).toBe(403);
+      const granted = await post({ cookie, 'x-csrf-token': csrf });
+      expect(granted.status).toBe(200);
+      expect(granted.headers.get('cache-control')).toBe('no-store');
+      const body = (await granted.json()) as { scope: string; token_type: string };
+      expect([body.token_type, body.scope]).toEqual(['Bearer', 'user.read user.write task.read task.write webhook.read webhook.write']);
+      // A page of another site cannot read it: no CORS grant for credentials.
+      expect(granted.headers.get('access-control-allow-credentials')).toBeNull();
+    } finally {
+      await page.close();
+    }
+  });
+
   it('signing out ends the session and the token the page held', async () => {
     const { page } = await openConsole(harness);
     try {

@@ -40,7 +40,7 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 export function accountPage(opts: { user: UserRecord; csrf: string; parts: Html[]; setCookie?: string }): HttpResponse {
   const { user } = opts;
   const body = html`<h1>Your account</h1>
-<p>Signed in as <strong>${user.username}</strong> (${user.email}).</p>
+<p>Signed in as <strong>${user.username}</strong> (${user.email}). <a href="/console">Open the console</a> to convert files, follow jobs and manage keys.</p>
 ${opts.parts}
 <form method="post" action="/account">${csrfField(opts.csrf)}<input type="hidden" name="action" value="sign-out">
 <div class="actions"><button type="submit" class="secondary">Sign out</button></div></form>`;
