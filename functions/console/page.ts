@@ -12,7 +12,7 @@ import { signInPage } from '#lib/file-api/account/page.js';
 import { config } from '#lib/kernel/config.js';
 import { route } from '#lib/http/middleware/route.js';
 import type { HttpRequest, HttpResponse } from '#lib/http/types.js';
-import { fileStore } from '#lib/wiring/files.js';
+import { uploadOrigins } from '#lib/wiring/files.js';
 import { signInDeps, tokenStore } from '#lib/wiring/auth.js';
 import { stateStore } from '#lib/wiring/clients.js';
 import { readConsoleManifest } from '#lib/web/console/assets.js';
@@ -27,23 +27,9 @@ import type { UserRecord } from '#lib/access/auth/users.js';
 const NO_STORE = { 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' };
 const jsonAnswer = (status: number, body: unknown): HttpResponse => ({ status, headers: NO_STORE, body: JSON.stringify(body) });
 
-let uploadOrigins: Promise<string[]> | undefined;
-/**
- * Where upload forms post (each region's bucket), for the page's connect-src: read from a form signed
- * here, as the tasks' forms are (signing needs no network).
- */
-function storageOrigins(): Promise<string[]> {
-  uploadOrigins ??= Promise.all(
-    [undefined, ...Object.keys(config().REGION_BUCKETS)].map(async (region) => {
-      const form = await fileStore(region).uploadForm('console/connect-src', { expiresInSeconds: 60, maxBytes: 1 });
-      return new URL(form.url).origin;
-    }),
-  ).catch((err: unknown) => {
-    uploadOrigins = undefined;
-    throw err;
-  });
-  return uploadOrigins;
-}
+/** Where upload forms post (each region's bucket), for the page's connect-src; the same for the instance's life. */
+let storage: string[] | undefined;
+const storageOrigins = () => (storage ??= uploadOrigins());
 
 /** The signed-in user of the request's session, with the session (undefined user when signed out). */
 async function who(req: HttpRequest) {
@@ -57,12 +43,12 @@ async function show(req: HttpRequest): Promise<HttpResponse> {
   const session = await deps.sessions.ensure(req);
   const user = await signedInUser(deps, session.record);
   if (!user) return signInPage({ csrf: session.record.csrf, setCookie: session.setCookie, next: req.path });
-  const [manifest, storage] = await Promise.all([readConsoleManifest(), storageOrigins()]);
+  const manifest = await readConsoleManifest();
   const socket = socketAddress(config().SOCKET_ENDPOINT);
   return consoleShell({
     manifest,
     config: { csrf: session.record.csrf, user: { id: user.id, username: user.username, email: user.email }, socket },
-    connect: [...(socket ? [socket.url] : []), ...storage],
+    connect: [...(socket ? [socket.url] : []), ...storageOrigins()],
   });
 }
 

@@ -6,7 +6,7 @@
  */
 import { config } from '../kernel/config.js';
 import type { FileStore } from '../adapters/file-store/port.js';
-import { createS3Client, S3FileStore } from '../adapters/file-store/s3-file-store.js';
+import { createS3Client, formOrigin, S3FileStore } from '../adapters/file-store/s3-file-store.js';
 
 const stores = new Map<string, FileStore>();
 
@@ -29,3 +29,13 @@ export function fileStore(region?: string): FileStore {
 
 /** The store of a task's (or job's) region. */
 export const taskFiles = (task: { region?: string }): FileStore => fileStore(task.region);
+
+/** The origins upload forms post to, one per region's bucket (a browser page's connect-src). */
+export function uploadOrigins(): string[] {
+  const c = config();
+  const origins = [undefined, ...Object.keys(c.REGION_BUCKETS)].map((region) => {
+    const { bucket, awsRegion } = regionBucket(region);
+    return formOrigin(createS3Client({ region: awsRegion, endpoint: c.AWS_ENDPOINT_URL_S3 }), bucket, awsRegion, c.AWS_ENDPOINT_URL_S3);
+  });
+  return [...new Set(origins)];
+}

@@ -3,6 +3,8 @@
  * given, the shell's escaping, where a sign-in may go next, and the local sign-in link's checks.
  */
 import { describe, expect, it } from 'vitest';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { createS3Client, formOrigin } from '#lib/adapters/file-store/s3-file-store.js';
 import { safeNext } from '#lib/file-api/account/page.js';
 import { ASSET_NAME } from '#lib/web/console/assets.js';
 import { consoleCsp, consoleShell, socketAddress } from '#lib/web/console/shell.js';
@@ -44,6 +46,19 @@ describe('the console shell', () => {
     expect(socketAddress('https://abc123.execute-api.eu-west-1.amazonaws.com/prod')).toEqual({ url: 'wss://abc123.execute-api.eu-west-1.amazonaws.com', path: '/prod' });
     expect(socketAddress('http://127.0.0.1:4001')).toEqual({ url: 'ws://127.0.0.1:4001', path: '/socket.io' });
     expect(socketAddress(undefined)).toBeNull();
+  });
+
+  it('allows connections to where upload forms really post, as the SDK signs them', async () => {
+    const cases = [
+      ['eu-west-1', undefined, 'files-bucket'],
+      ['us-east-1', undefined, 'dotted.bucket.name'],
+      ['eu-central-1', 'http://127.0.0.1:4568', 'local-bucket'],
+    ] as const;
+    for (const [region, endpoint, bucket] of cases) {
+      const s3 = createS3Client({ region, endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+      const form = await createPresignedPost(s3, { Bucket: bucket, Key: 'tasks/x/input' });
+      expect(formOrigin(s3, bucket, region, endpoint), bucket).toBe(new URL(form.url).origin);
+    }
   });
 
   it('serves asset names of the built form only', () => {

@@ -39,6 +39,15 @@ export function createS3Client(opts: { region: string; endpoint?: string; creden
   });
 }
 
+/**
+ * Where a presigned POST form for `bucket` sends its file (what a browser page must be allowed to
+ * connect to): the SDK's own endpoint rules, as createPresignedPost applies them, without signing.
+ */
+export function formOrigin(s3: S3Client, bucket: string, region: string, endpoint?: string): string {
+  const params = { Bucket: bucket, Region: region, ForcePathStyle: Boolean(endpoint), Endpoint: endpoint, UseFIPS: false, UseDualStack: false, Accelerate: false };
+  return s3.config.endpointProvider(params as never, {}).url.origin;
+}
+
 const contentDisposition = (filename: string, inline = false) =>
   `${inline ? 'inline' : 'attachment'}; filename="${filename.replace(/["\\\r\n]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 
