@@ -5,29 +5,34 @@
  */
 
 // The per-round left rotations, and the constants floor(abs(sin(i + 1)) * 2^32).
-const SHIFTS = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
-const K = Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 2 ** 32) >>> 0);
+const SHIFTS = Uint8Array.of(7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21);
+const K = Int32Array.from({ length: 64 }, (_, i) => Math.floor(Math.abs(Math.sin(i + 1)) * 2 ** 32) | 0);
+// The message word each of the 64 steps reads.
+const G = Uint8Array.from({ length: 64 }, (_, i) => (i < 16 ? i : i < 32 ? 5 * i + 1 : i < 48 ? 3 * i + 5 : 7 * i) & 15);
 
 export class Md5 {
   #state = new Uint32Array([0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476]);
   #block = new Uint8Array(64);
   #pending = 0;
   #length = 0;
-  #words = new Uint32Array(16);
+  #words = new Int32Array(16);
 
   update(bytes: Uint8Array): this {
     let at = 0;
     this.#length += bytes.length;
-    while (at < bytes.length) {
-      const take = Math.min(64 - this.#pending, bytes.length - at);
-      this.#block.set(bytes.subarray(at, at + take), this.#pending);
+    // Fill the pending block first; then whole blocks straight from the input; keep the rest.
+    if (this.#pending) {
+      const take = Math.min(64 - this.#pending, bytes.length);
+      this.#block.set(bytes.subarray(0, take), this.#pending);
       this.#pending += take;
-      at += take;
-      if (this.#pending === 64) {
-        this.#compress();
-        this.#pending = 0;
-      }
+      at = take;
+      if (this.#pending < 64) return this;
+      this.#compress(this.#block, 0);
+      this.#pending = 0;
     }
+    for (; at + 64 <= bytes.length; at += 64) this.#compress(bytes, at);
+    this.#block.set(bytes.subarray(at), 0);
+    this.#pending = bytes.length - at;
     return this;
   }
 
@@ -48,36 +53,27 @@ export class Md5 {
     return out;
   }
 
-  #compress(): void {
+  /** One 64-byte block at `at`: the four rounds of RFC 1321 §3.4, written out per round. */
+  #compress(blk: Uint8Array, at: number): void {
     const w = this.#words;
-    const blk = this.#block;
-    for (let i = 0; i < 16; i++) w[i] = blk[i * 4]! | (blk[i * 4 + 1]! << 8) | (blk[i * 4 + 2]! << 16) | (blk[i * 4 + 3]! << 24);
-    let [a, b, c, d] = this.#state as unknown as [number, number, number, number];
+    for (let i = 0; i < 16; i++) {
+      const o = at + i * 4;
+      w[i] = blk[o]! | (blk[o + 1]! << 8) | (blk[o + 2]! << 16) | (blk[o + 3]! << 24);
+    }
+    const st = this.#state;
+    let a = st[0]! | 0;
+    let b = st[1]! | 0;
+    let c = st[2]! | 0;
+    let d = st[3]! | 0;
     for (let i = 0; i < 64; i++) {
-      const round = i >> 4;
-      let f: number;
-      let g: number;
-      if (round === 0) {
-        f = (b & c) | (~b & d);
-        g = i;
-      } else if (round === 1) {
-        f = (d & b) | (~d & c);
-        g = (5 * i + 1) & 15;
-      } else if (round === 2) {
-        f = b ^ c ^ d;
-        g = (3 * i + 5) & 15;
-      } else {
-        f = c ^ (b | ~d);
-        g = (7 * i) & 15;
-      }
-      const sum = (a + f + K[i]! + w[g]!) | 0;
-      const s = SHIFTS[round * 4 + (i & 3)]!;
+      const f = i < 16 ? d ^ (b & (c ^ d)) : i < 32 ? c ^ (d & (b ^ c)) : i < 48 ? b ^ c ^ d : c ^ (b | ~d);
+      const sum = (a + f + K[i]! + w[G[i]!]!) | 0;
+      const s = SHIFTS[((i >> 4) << 2) | (i & 3)]!;
       a = d;
       d = c;
       c = b;
       b = (b + ((sum << s) | (sum >>> (32 - s)))) | 0;
     }
-    const st = this.#state;
     st[0] = st[0]! + a;
     st[1] = st[1]! + b;
     st[2] = st[2]! + c;
