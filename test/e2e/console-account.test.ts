@@ -71,6 +71,13 @@ describe('the console Account page', () => {
       type Hook = { id: string; url: string; events: string[] };
       const listed = (await apiGet<Hook[]>('/v2/users/me/webhooks')).data.find((h) => h.url === url);
       expect(listed?.events.sort()).toEqual(['job.failed', 'job.finished', 'task.failed']);
+      // The endpoint's own secret, behind its disclosure in the row.
+      const ownSecret = await page.$$eval(
+        'table[aria-label="Webhooks"] tbody tr',
+        (trs, u) => trs.find((tr) => tr.textContent?.includes(u))?.querySelector('details code')?.textContent,
+        url,
+      );
+      expect(ownSecret).toBe((listed as Hook & { signing_secret: string }).signing_secret);
 
       await byName(page, 'button', `Delete webhook ${url}`).click();
       await statusSays(page, `Webhook for ${url} deleted.`);

@@ -91,6 +91,10 @@ export function AccountWebhooks() {
               <code>{hook.url}</code>
               {hook.disabled && <div class="status-error">Disabled (the endpoint answered 410 Gone)</div>}
               {!hook.disabled && hook.failing && <div class="status-error">Deliveries are failing</div>}
+              <details class="hook-secret">
+                <summary>Its signing secret</summary>
+                <code class="secret">{hook.signing_secret}</code> <CopyButton text={hook.signing_secret} label={`Copy the signing secret of ${hook.url}`} />
+              </details>
             </td>
             <td>{hook.events.join(', ')}</td>
             <td>{when(hook.created_at)}</td>
