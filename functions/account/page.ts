@@ -4,27 +4,19 @@
  * (`action`: sign-in, sign-out, revoke), checked against the session's CSRF token, answered with a
  * 303 back to the page.
  */
-import { accountPage, authorizedAppsPart, profilePart, safeNext, signInPage, usagePart, type AuthorizedApp } from '#lib/file-api/account/page.js';
-import { CONSOLE_CLIENT_ID, revokeConsoleTokens } from '#lib/web/console/token.js';
+import { accountPage, authorizedAppsPart, profilePart, safeNext, signInPage, usagePart } from '#lib/file-api/account/page.js';
+import { authorizedApps } from '#lib/file-api/account/authorizations.js';
+import { revokeConsoleTokens } from '#lib/web/console/token.js';
 import { usageRange } from '#lib/file-api/account/usage.js';
 import { usage } from '#lib/wiring/account.js';
 import type { UserRecord } from '#lib/access/auth/users.js';
 import { route } from '#lib/http/middleware/route.js';
 import type { HttpRequest, HttpResponse } from '#lib/http/types.js';
-import type { ClientRecord } from '#lib/access/oauth/clients.js';
 import { oauthClients, signInDeps, tokenStore } from '#lib/wiring/auth.js';
 import { errorPage, renderPageError, seeOther } from '#lib/web/html.js';
 import { postedForm, signedInUser, signInWithPassword } from '#lib/web/sign-in.js';
 
-async function authorizedApps(user: UserRecord): Promise<AuthorizedApp[]> {
-  const grants = await tokenStore().grants(user.id);
-  const clients = await Promise.all(grants.map((g) => oauthClients().get(g.clientId)));
-  return grants
-    .map((grant, i) => ({ grant, client: clients[i] }))
-    // The console is this service's own page, signed in and out with the session: not an application to list.
-    .filter((app): app is { grant: (typeof grants)[number]; client: ClientRecord } => app.client !== undefined && app.client.id !== CONSOLE_CLIENT_ID)
-    .sort((a, b) => b.grant.updatedAt.localeCompare(a.grant.updatedAt));
-}
+const appsOf = (user: UserRecord) => authorizedApps({ tokens: tokenStore(), clients: oauthClients() }, user.id);
 
 async function show(req: HttpRequest): Promise<HttpResponse> {
   const deps = signInDeps();
@@ -34,7 +26,7 @@ async function show(req: HttpRequest): Promise<HttpResponse> {
   if (!user) return signInPage({ csrf, setCookie: session.setCookie });
   // The last 30 days, as GET /v2/users/me/usage answers by default.
   const { from, to } = usageRange({});
-  const [apps, report] = await Promise.all([authorizedApps(user), usage().report(user.id, from, to)]);
+  const [apps, report] = await Promise.all([appsOf(user), usage().report(user.id, from, to)]);
   const parts = [profilePart(user), usagePart(report), authorizedAppsPart(apps, csrf)];
   return accountPage({ user, csrf, parts, setCookie: session.setCookie });
 }

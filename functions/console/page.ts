@@ -4,7 +4,8 @@
  * - GET /console and GET /console/{page+}: the app's shell for a signed-in browser; otherwise the
  *   sign-in form of the account page, which comes back here.
  * - POST /console/token: an access token of the session's user for the API (lib/web/console/token.ts),
- *   only with the session's CSRF token in `x-csrf-token`.
+ *   only with the session's CSRF token in `x-csrf-token`; `?base=sandbox` a sandbox token, for the
+ *   sandbox base (/sandbox/v2).
  * - POST /console/sign-out: ends the session and the console's tokens.
  * - GET /console/sign-in?token=…: the local platform's one-click sign-in (lib/web/console/sign-in-link.ts).
  */
@@ -63,7 +64,7 @@ async function sessionPost(req: HttpRequest): Promise<{ refused: HttpResponse } 
 async function token(req: HttpRequest): Promise<HttpResponse> {
   const checked = await sessionPost(req);
   if ('refused' in checked) return checked.refused;
-  const issued = await consoleAccessToken({ store: stateStore(), tokens: tokenStore() }, checked.user.id);
+  const issued = await consoleAccessToken({ store: stateStore(), tokens: tokenStore() }, checked.user.id, req.query.base === 'sandbox');
   return jsonAnswer(200, { access_token: issued.accessToken, token_type: 'Bearer', expires_in: issued.expiresIn, scope: issued.scopes.join(' ') });
 }
 

@@ -13,7 +13,7 @@ import { ApiKeys } from '#lib/access/auth/keys.js';
 import { OAuthClients, type ClientRecord } from '#lib/access/oauth/clients.js';
 
 type Handler = Parameters<typeof call>[0];
-const h: Record<'authorize' | 'token' | 'revoke' | 'account' | 'me' | 'meUpdate' | 'jobsList' | 'jobsCreate' | 'metadata', Handler> = {} as never;
+const h: Record<'authorize' | 'token' | 'revoke' | 'account' | 'me' | 'meUpdate' | 'jobsList' | 'jobsCreate' | 'metadata' | 'authorizations' | 'authorizationRevoke', Handler> = {} as never;
 let backend: Awaited<ReturnType<typeof startStateBackend>>;
 let accounts: Accounts;
 let clients: OAuthClients;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   backend = await startStateBackend();
   useLocalEnv({ dynamodb: backend.endpoint, table: backend.table });
   const load = async (path: string) => ((await import(path)) as { handler: Handler }).handler;
-  [h.authorize, h.token, h.revoke, h.account, h.me, h.meUpdate, h.jobsList, h.jobsCreate, h.metadata] = await Promise.all([
+  [h.authorize, h.token, h.revoke, h.account, h.me, h.meUpdate, h.jobsList, h.jobsCreate, h.metadata, h.authorizations, h.authorizationRevoke] = await Promise.all([
     load('#functions/oauth/authorize.js'),
     load('#functions/oauth/token.js'),
     load('#functions/oauth/revoke.js'),
@@ -38,6 +38,8 @@ beforeAll(async () => {
     load('#functions/jobs/list.js'),
     load('#functions/jobs/create.js'),
     load('#functions/oauth/metadata.js'),
+    load('#functions/account/authorizations-list.js'),
+    load('#functions/account/authorizations-revoke.js'),
   ]);
   accounts = new Accounts(backend.store, { username: 'local', email: 'local@example.com', credits: 1_000_000 });
   clients = new OAuthClients(backend.store);
@@ -379,6 +381,72 @@ describe('the account page', () => {
     const page = await browser.get(h.account, '/account');
     expect(page.text).toContain('Old SPA');
     expect(page.text).not.toContain('Public app');
+  });
+});
+
+describe('GET and DELETE /v2/users/me/authorizations', () => {
+  const list = (token: string) => call(h.authorizations, { path: '/v2/users/me/authorizations', headers: bearer(token) });
+  const revokeApp = (token: string, clientId: string) =>
+    call(h.authorizationRevoke, { method: 'DELETE', path: `/v2/users/me/authorizations/${clientId}`, pathParameters: { client_id: clientId }, headers: bearer(token) });
+
+  it('lists only the caller\'s applications with their scopes, and revoking one ends its tokens, not the caller\'s', async () => {
+    const dora = { email: 'dora@example.com', password: 'dora-password-1' };
+    const eve = { email: 'eve@example.com', password: 'eve-password-12' };
+    await accounts.create({ ...dora, username: 'Dora' });
+    await accounts.create({ ...eve, username: 'Eve' });
+    const app = (await (await codeFlow(dora, 'user.read task.read')).exchange()).json;
+    // Dora's own credential for the API: a token of the confidential client with user.read and user.write.
+    const { verifier, challenge } = pkce();
+    const { url } = await authorize(
+      { response_type: 'code', client_id: confidential.client.id, redirect_uri: 'https://app.example.com/cb', scope: 'user.read user.write', code_challenge: challenge, code_challenge_method: 'S256' },
+      { user: dora },
+    );
+    const basic = `Basic ${Buffer.from(`${confidential.client.id}:${confidential.secret}`).toString('base64')}`;
+    const own = (
+      await tokenRequest(
+        { grant_type: 'authorization_code', code: url!.searchParams.get('code')!, code_verifier: verifier, redirect_uri: 'https://app.example.com/cb' },
+        { authorization: basic },
+      )
+    ).json.access_token as string;
+    // Eve authorizes the public app too: never in Dora's list.
+    const eveApp = (await (await codeFlow(eve)).exchange()).json;
+
+    const listed = await list(own);
+    expect(listed.status).toBe(200);
+    const data = listed.json.data as Array<{ client_id: string; name: string; scopes: string[]; sandbox: boolean; created_at: string }>;
+    expect(data.map((a) => a.name).sort()).toEqual(['Public app', 'Server app']);
+    expect(data.find((a) => a.client_id === publicClient.id)).toMatchObject({ scopes: ['user.read', 'task.read'], sandbox: false, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/) });
+    expect((await list(eveApp.access_token)).json.data.map((a: { name: string }) => a.name)).toEqual(['Public app']);
+
+    // A token without user.write may read the list but not revoke.
+    expect((await revokeApp(app.access_token, confidential.client.id)).status).toBe(403);
+    expect((await me(app.access_token)).status).toBe(200);
+    const revoked = await revokeApp(own, publicClient.id);
+    expect(revoked.status).toBe(204);
+    expect((await me(app.access_token)).status).toBe(401);
+    expect((await tokenRequest({ grant_type: 'refresh_token', refresh_token: app.refresh_token, client_id: publicClient.id })).status).toBe(400);
+    // Eve's grant of the same app lives on, and Dora's list has only the other app left.
+    expect((await me(eveApp.access_token)).status).toBe(200);
+    expect((await list(own)).json.data.map((a: { name: string }) => a.name)).toEqual(['Server app']);
+    // Gone once is gone: a second revocation, or one of an app never authorized, is a 404.
+    expect((await revokeApp(own, publicClient.id)).status).toBe(404);
+    expect((await revokeApp(own, implicitClient.id)).status).toBe(404);
+    expect((await revokeApp(own, 'not-a-client')).status).toBe(422);
+  });
+
+  it('neither lists nor revokes the console\'s own clients, live or sandbox', async () => {
+    const { consoleAccessToken, CONSOLE_CLIENT_ID, CONSOLE_SANDBOX_CLIENT_ID } = await import('#lib/web/console/token.js');
+    const { tokenStore } = await import('#lib/wiring/auth.js');
+    const tokens = tokenStore();
+    const fay = { email: 'fay@example.com', password: 'fay-password-123' };
+    const { user } = await accounts.create({ ...fay, username: 'Fay' });
+    const live = await consoleAccessToken({ store: backend.store, tokens }, user.id);
+    const sandbox = await consoleAccessToken({ store: backend.store, tokens }, user.id, true);
+    expect((await list(live.accessToken)).json.data).toEqual([]);
+    for (const id of [CONSOLE_CLIENT_ID, CONSOLE_SANDBOX_CLIENT_ID]) expect((await revokeApp(live.accessToken, id)).status).toBe(404);
+    expect((await me(live.accessToken)).status).toBe(200);
+    // The sandbox token is a sandbox credential: refused at a live base.
+    expect((await me(sandbox.accessToken)).status).toBe(401);
   });
 });
 

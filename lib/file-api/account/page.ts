@@ -5,9 +5,8 @@
  */
 import type { UserRecord } from '../../access/auth/users.js';
 import type { HttpResponse } from '../../http/types.js';
-import type { ClientRecord } from '../../access/oauth/clients.js';
 import { SCOPE_WORDS, shortScope } from '../../access/oauth/scopes.js';
-import type { GrantRecord } from '../../access/oauth/tokens.js';
+import type { AuthorizedApp } from './authorizations.js';
 import type { Scope } from '../../access/auth/scopes.js';
 import { html, Html, page, retryAfterHeader } from '../../web/html.js';
 import { creditsView } from './credits.js';
@@ -55,10 +54,7 @@ export function profilePart(user: UserRecord): Html {
 </tbody></table>`;
 }
 
-export interface AuthorizedApp {
-  grant: GrantRecord;
-  client: ClientRecord;
-}
+export type { AuthorizedApp };
 
 const scopeText = (scope: string) => html`<div>${SCOPE_WORDS[scope as Scope] ?? scope} <code class="muted">${shortScope(scope)}</code></div>`;
 
