@@ -90,6 +90,8 @@ describe('API keys on the Account page', () => {
         {},
         name,
       );
+      // The focus went to the section's heading (the confirmation is gone), not lost to the body.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('api-keys-title');
       expect(await curlStatus(secret, '/v2/users/me')).toBe(401);
       // The development key is untouched.
       expect(await curlStatus(devKey, '/v2/users/me')).toBe(200);

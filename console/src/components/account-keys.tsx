@@ -64,6 +64,9 @@ function KeyRow(props: { k: ApiKeyView; onRevoked: (k: ApiKeyView) => void; onEr
     setBusy(true);
     try {
       await api('DELETE', `${KEYS_PATH}/${k.id}`);
+      // Closed without handing the focus back to Revoke: the section takes it (onRevoked).
+      wasConfirming.current = false;
+      setConfirming(false);
       props.onRevoked(k);
     } catch (err) {
       props.onError(`The key “${k.name}” was not revoked: ${messageOf(err)}`);
