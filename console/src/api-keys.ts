@@ -4,8 +4,6 @@
  * about which field. The console's token holds the file API's scopes, so those are the choices; the
  * words are the consent page's (lib/access/oauth/scopes.ts SCOPE_WORDS; a unit test keeps them equal).
  */
-import type { ApiError } from './api';
-
 export interface ApiKeyView {
   id: string;
   name: string;
@@ -42,7 +40,7 @@ export interface KeyFormErrors {
 }
 
 /** A refusal of the creation, split into the fields it names and the rest. */
-export function keyFormErrors(err: Pick<ApiError, 'message' | 'errors'>): KeyFormErrors {
+export function keyFormErrors(err: { message: string; errors?: Record<string, string[]> }): KeyFormErrors {
   const fields: KeyFormErrors['fields'] = {};
   const rest: string[] = [];
   for (const [field, messages] of Object.entries(err.errors ?? {})) {

@@ -1,6 +1,6 @@
 /** The Account page's API keys without a browser: the scope choices, the form's body, refusals by field, the table's order. */
 import { describe, expect, it } from 'vitest';
-import { SCOPE_CHOICES, keyFormErrors, keyRows, newKeyBody, type ApiKeyView } from '../../console/src/api-keys.ts';
+import { SCOPE_CHOICES, keyFormErrors, keyRows, newKeyBody, type ApiKeyView } from '../../console/src/api-keys.js';
 import { FILE_API_SCOPES } from '#lib/access/auth/scopes.js';
 import { SCOPE_WORDS } from '#lib/access/oauth/scopes.js';
 
