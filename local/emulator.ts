@@ -201,6 +201,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<Emulator> {
 async function developmentKey({ opts, backends, table }: Started): Promise<string> {
   const store = new DynamoStateStore(backends.dynamodb, table);
   const keys = new ApiKeys(store);
+  // Keys of a data folder from before the per-user index (GET /v2/users/me/api-keys reads it).
+  await keys.reindex();
   let apiKey = await devKey(opts.dataDir, opts.apiKey);
   const existing = apiKey ? await keys.verify(apiKey) : undefined;
   if (!existing || SCOPES.some((s) => !existing.scopes.includes(s))) {

@@ -5,6 +5,7 @@
  *   npm run keys -- create --scopes cloud-platform,drive.labels         Google OAuth scopes, short or full URL
  *   npm run keys -- list                                               id, user, name, scopes, created, state, live|sandbox
  *   npm run keys -- revoke <id>
+ *   npm run keys -- reindex                                            puts keys made before the per-user index into it
  *
  * `--sandbox`: a key of the file API's sandbox (`/sandbox/v2`, lib/file-api/sandbox): it works there only, and
  * live keys do not work there.
@@ -30,7 +31,7 @@ const { values, positionals } = parseArgs({
 });
 const [command, arg] = positionals;
 
-const usage = `usage: npm run keys -- create --scopes ${'<scope,…>'} [--name <name>] [--user <id|email>] [--sandbox] | list | revoke <id>  [--table <name> --region <region>]`;
+const usage = `usage: npm run keys -- create --scopes ${'<scope,…>'} [--name <name>] [--user <id|email>] [--sandbox] | list | revoke <id> | reindex  [--table <name> --region <region>]`;
 
 process.exitCode = await runTool({
   usage,
@@ -64,6 +65,9 @@ process.exitCode = await runTool({
         const revoked = await keys.revoke(arg);
         if (!revoked) throw new InvalidKeyInputError(`no key with id ${arg}`);
         console.error(`revoked ${revoked.keyId}`);
+      },
+      async reindex() {
+        console.error(`indexed ${await keys.reindex()} keys by user`);
       },
     };
   },

@@ -16,6 +16,8 @@ export interface Credential {
   keyId: string;
   scopes: string[];
   kind: 'api-key' | 'oauth';
+  /** An access token's OAuth client (the console's own, or a third-party application's). */
+  clientId?: string;
   /** A sandbox key, or a token of a sandbox OAuth client: good only at the sandbox base. */
   sandbox: boolean;
   /**
@@ -61,7 +63,7 @@ export class Credentials {
 
   async #token(hash: string): Promise<Credential | undefined> {
     const grant = await this.tokens.verifyAccessTokenHash(hash);
-    return grant && { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth', sandbox: grant.sandbox };
+    return grant && { userId: grant.userId, keyId: `oauth-${grant.grantId}`, scopes: grant.scopes, kind: 'oauth', clientId: grant.clientId, sandbox: grant.sandbox };
   }
 
   async #key(hash: string): Promise<Credential | undefined> {

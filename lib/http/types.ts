@@ -37,6 +37,10 @@ export interface Principal {
   sandbox: boolean;
   /** The account's fixed region as read when the credential was checked (null: none); absent when not read. */
   accountRegion?: string | null;
+  /** What the bearer was (absent where a route's guard does not say): an API key or an OAuth access token. */
+  kind?: 'api-key' | 'oauth';
+  /** An access token's OAuth client. */
+  clientId?: string;
 }
 
 export interface HttpResponse {

@@ -290,6 +290,8 @@ const schema = z.object({
   /** Job and task creations allowed per API key per window. */
   RATE_LIMIT: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Live (unrevoked) API keys a user may hold; POST /v2/users/me/api-keys refuses more with 422. */
+  MAX_API_KEYS_PER_USER: z.coerce.number().int().positive().max(10_000).default(100),
   /**
    * Largest JSON request body accepted, in bytes: 5 MiB, below Lambda's 6 MB request payload limit,
    * so import/base64 and import/raw carry files of up to about 3.7 MB and 5 MB.

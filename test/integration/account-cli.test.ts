@@ -147,4 +147,20 @@ describe('npm run users, oauth and keys', () => {
       expect(await new ApiKeys(store).verify(key)).toMatchObject({ name: 'sbx', sandbox: true });
     });
   });
+
+  it('keys reindex puts keys made before the per-user index into their user\'s list, once', async () => {
+    const key = (await tool('keys', ['create', '--scopes', 'user.read', '--name', 'before the index'])).stdout.trim();
+    const { keyId } = await withState(async (store) => {
+      const record = (await new ApiKeys(store).verify(key))!;
+      // As an older version wrote it.
+      await store.update({ pk: record.pk, sk: 'apikey' }, { remove: ['gsi2pk', 'gsi2sk'] });
+      expect((await new ApiKeys(store).allOf(record.userId)).map((k) => k.keyId)).not.toContain(record.keyId);
+      return record;
+    });
+    expect((await tool('keys', ['reindex'])).stderr).toContain('indexed 1 keys by user');
+    expect((await tool('keys', ['reindex'])).stderr).toContain('indexed 0 keys by user');
+    await withState(async (store) => {
+      expect((await new ApiKeys(store).allOf(1)).map((k) => k.keyId)).toContain(keyId);
+    });
+  });
 });

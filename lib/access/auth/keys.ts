@@ -4,7 +4,7 @@
  * limiting), so the secret itself can never be read back.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { queryAll, type StateStore } from '../../adapters/state/port.js';
+import { queryAll, type Page, type StateStore } from '../../adapters/state/port.js';
 import { GOOGLE_SCOPE_BASE, SCOPES, isScope, type Scope } from './scopes.js';
 
 export interface ApiKeyRecord {
@@ -12,6 +12,9 @@ export interface ApiKeyRecord {
   sk: 'apikey';
   gsi1pk: 'apikeys';
   gsi1sk: string;
+  /** The user's keys (`userKeysIndex`), newest first: what GET /v2/users/me/api-keys reads. */
+  gsi2pk?: string;
+  gsi2sk?: string;
   keyId: string;
   userId: number;
   name: string;
@@ -26,6 +29,9 @@ export interface ApiKeyRecord {
 export const hashKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 export const keyIdOf = (key: string) => hashKey(key).slice(0, 16);
 const keyPk = (hash: string) => `apikey#${hash}`;
+/** The gsi2 partition of one user's keys (gsi2 is sparse: tasks under way use it too, under `active#…`). */
+export const userKeysIndex = (userId: number) => `apikeys#user#${userId}`;
+const indexOf = (r: Pick<ApiKeyRecord, 'userId' | 'createdAt' | 'keyId'>) => ({ gsi2pk: userKeysIndex(r.userId), gsi2sk: `${r.createdAt}#${r.keyId}` });
 
 export class InvalidKeyInputError extends Error {
   override readonly name = 'InvalidKeyInputError';
@@ -51,13 +57,16 @@ export class ApiKeys {
     if (key.length < 16 || /\s/.test(key)) throw new InvalidKeyInputError('a key must be at least 16 characters with no spaces');
     const hash = hashKey(key);
     const createdAt = new Date().toISOString();
+    const keyId = hash.slice(0, 16);
+    const userId = opts.userId ?? 1;
     const record: ApiKeyRecord = {
       pk: keyPk(hash),
       sk: 'apikey',
       gsi1pk: 'apikeys',
-      gsi1sk: `${createdAt}#${hash.slice(0, 16)}`,
-      keyId: hash.slice(0, 16),
-      userId: opts.userId ?? 1,
+      gsi1sk: `${createdAt}#${keyId}`,
+      ...indexOf({ userId, createdAt, keyId }),
+      keyId,
+      userId,
       name: opts.name ?? '',
       scopes: opts.scopes,
       createdAt,
@@ -78,8 +87,36 @@ export class ApiKeys {
     return record && !record.revokedAt ? record : undefined;
   }
 
+  /** Every user's keys (`npm run keys -- list`). */
   async list(): Promise<ApiKeyRecord[]> {
     return queryAll<ApiKeyRecord>(this.store, 'apikeys', { index: 'gsi1' });
+  }
+
+  /** One page of a user's keys, revoked ones included, newest first (one Query of that user's items only). */
+  listOf(userId: number, opts: { limit?: number; cursor?: string } = {}): Promise<Page<ApiKeyRecord>> {
+    return this.store.query<ApiKeyRecord>(userKeysIndex(userId), { index: 'gsi2', descending: true, ...opts });
+  }
+
+  /** Every key of the user, newest first. */
+  allOf(userId: number): Promise<ApiKeyRecord[]> {
+    return queryAll<ApiKeyRecord>(this.store, userKeysIndex(userId), { index: 'gsi2', descending: true });
+  }
+
+  /** Revokes the user's key with exactly this id (the first revocation's time stays); undefined when the user has none such. */
+  async revokeOf(userId: number, keyId: string, match: (k: ApiKeyRecord) => boolean = () => true): Promise<ApiKeyRecord | undefined> {
+    const found = (await this.allOf(userId)).find((k) => k.keyId === keyId && match(k));
+    if (!found) return undefined;
+    return this.store.update<ApiKeyRecord>({ pk: found.pk, sk: 'apikey' }, { set: { revokedAt: found.revokedAt ?? new Date().toISOString() } });
+  }
+
+  /**
+   * Puts keys made before the per-user index into it (`npm run keys -- reindex`; `npm start` runs it):
+   * reads every key once, writes only those that lack the index. Returns how many it wrote.
+   */
+  async reindex(): Promise<number> {
+    const missing = (await this.list()).filter((k) => !k.gsi2pk);
+    for (const k of missing) await this.store.update({ pk: k.pk, sk: 'apikey' }, { set: indexOf(k) });
+    return missing.length;
   }
 
   /** Revokes the key with this id (or unique id prefix); returns its record, or undefined if none matched. */

@@ -7,7 +7,7 @@ import { GOOGLE_SCOPE_BASE, SCOPES, isScope, type Scope } from '../auth/scopes.j
 
 export const SCOPE_WORDS: Record<Scope, string> = {
   'user.read': 'See your account: name, e-mail, remaining credits and usage',
-  'user.write': 'Change your account’s name and e-mail address',
+  'user.write': 'Change your account’s name and e-mail address, and make and revoke its API keys',
   'task.read': 'See your jobs and tasks and download their results',
   'task.write': 'Create, cancel, retry and delete jobs and tasks (spending your credits)',
   'webhook.read': 'See your webhook settings',

@@ -60,7 +60,15 @@ export function apiKeyAuth(opts: ApiKeyAuthOptions): MiddlewareObj<any, any, Err
       if (!rate.allowed) {
         throw new ApiError('RESOURCE_EXHAUSTED', 'Too many requests. Try again later.');
       }
-      http.principal = { userId: record.userId, keyId: record.keyId, scopes: record.scopes, sandbox: record.sandbox, accountRegion: record.accountRegion };
+      http.principal = {
+        userId: record.userId,
+        keyId: record.keyId,
+        scopes: record.scopes,
+        sandbox: record.sandbox,
+        accountRegion: record.accountRegion,
+        kind: record.kind,
+        ...(record.clientId ? { clientId: record.clientId } : {}),
+      };
       http.log = http.log.child({ keyId: record.keyId });
     },
   };
