@@ -141,6 +141,51 @@ describe('the Convert page', () => {
     }
   }, 120_000);
 
+  it('converts several files of two formats dropped at once: one Convert to per format, one job and one named Download link per file', async () => {
+    const image = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 20, g: 120, b: 220 } } });
+    const files = [
+      { name: 'one.png', base64: (await image(30, 20).png().toBuffer()).toString('base64') },
+      { name: 'two.jpg', base64: (await image(24, 36).jpeg().toBuffer()).toString('base64') },
+      { name: 'three.png', base64: (await image(12, 18).png().toBuffer()).toString('base64') },
+    ];
+    const p = await openConsole(harness);
+    const { page } = p;
+    try {
+      await fileInput(page);
+      await page.evaluate((list) => {
+        const data = new DataTransfer();
+        for (const f of list) data.items.add(new File([Uint8Array.from(atob(f.base64), (c) => c.charCodeAt(0))], f.name));
+        const zone = document.querySelector('[data-drop-zone]')!;
+        for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+      }, files);
+      for (const [input, output] of [
+        ['PNG', 'webp'],
+        ['JPG', 'avif'],
+      ] as const) {
+        const select = (await byName(page, 'combobox', `Convert to for the ${input} files`)) as ElementHandle<HTMLSelectElement>;
+        await page.waitForFunction((s, f) => [...s.options].some((o) => o.value === f), {}, select, output);
+        await select.select(output);
+      }
+      // With several groups no control is named plainly "Convert to".
+      expect(await page.$$('::-p-aria([name="Convert to"][role="combobox"])')).toHaveLength(0);
+      await (await byName(page, 'button', 'Convert'))!.click();
+      const expected = { 'one.webp': ['webp', 30, 20], 'two.avif': ['heif', 24, 36], 'three.webp': ['webp', 12, 18] } as const;
+      const ids = new Set<string>();
+      for (const f of files) ids.add(await jobIdOn(page, f.name));
+      expect(ids.size).toBe(3);
+      for (const [output, [format, width, height]] of Object.entries(expected)) {
+        const link = await page.waitForSelector(`::-p-aria([name="Download ${output}"][role="link"])`, { timeout: 60_000 });
+        const res = await fetch(await link!.evaluate((a) => (a as HTMLAnchorElement).href));
+        const meta = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+        expect([meta.format, meta.width, meta.height], output).toEqual([format, width, height]);
+      }
+      expect(await page.$$('::-p-aria([name="Download"][role="link"])')).toHaveLength(0);
+      await expectClean(p);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it("shows the API's message naming the field when the job is refused (422)", async () => {
     const p = await openConsole(harness);
     const { page } = p;
