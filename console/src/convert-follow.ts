@@ -4,7 +4,7 @@
  * it has (the subscription has no acknowledgement, and an event can come late or not at all). Start it
  * before uploading, so no event of the job is missed.
  */
-import { isEnded, type JobView, type TaskView } from './convert-plan';
+import { isEnded, type JobView, type TaskView } from './convert-plan.js';
 
 export interface FollowDeps {
   /** The job with its tasks (GET /v2/jobs/{id}). */

@@ -4,9 +4,19 @@
  * input format (one "Convert to" per group), and how task snapshots from events and polls merge into
  * what the page shows (an ended task never goes back to running; progress never goes back).
  */
-import type { ApiError } from './api';
-import type { OperationRow } from './discovery';
-import type { OptionValues } from './components/options-form';
+
+// Structural types only, and no import: this module is also type-checked by the project's Node
+// configuration (the unit tests import it), where the console's other modules do not resolve.
+
+/** What the page reads of a discovery row (discovery.ts `OperationRow`). */
+export interface OutputRow {
+  operation: string;
+  output_format: string | null;
+  meta: { group: string };
+}
+
+/** Option values as options-form.tsx collects them. */
+export type OptionValues = Record<string, unknown>;
 
 /** A task as the API shows it (the fields the page uses). */
 export interface TaskView {
@@ -40,23 +50,23 @@ export function convertJobRequest(inputFormat: string, outputFormat: string, opt
   };
 }
 
-export interface OutputChoice {
+export interface OutputChoice<Row extends OutputRow = OutputRow> {
   format: string;
   group: string;
-  row: OperationRow;
+  row: Row;
 }
 
 /**
  * The outputs an input can become, one per format (the first row of a format is its default engine),
  * grouped by the family of the output (`meta.group`), groups and formats in alphabetical order.
  */
-export function outputChoices(rows: readonly OperationRow[]): Array<{ group: string; choices: OutputChoice[] }> {
-  const seen = new Map<string, OutputChoice>();
+export function outputChoices<Row extends OutputRow>(rows: readonly Row[]): Array<{ group: string; choices: Array<OutputChoice<Row>> }> {
+  const seen = new Map<string, OutputChoice<Row>>();
   for (const row of rows) {
     if (row.operation !== 'convert' || !row.output_format || seen.has(row.output_format)) continue;
     seen.set(row.output_format, { format: row.output_format, group: row.meta?.group || 'other', row });
   }
-  const groups = new Map<string, OutputChoice[]>();
+  const groups = new Map<string, Array<OutputChoice<Row>>>();
   for (const choice of [...seen.values()].sort((a, b) => a.format.localeCompare(b.format))) {
     groups.set(choice.group, [...(groups.get(choice.group) ?? []), choice]);
   }
@@ -125,7 +135,7 @@ export function outcomeOf(tasks: readonly TaskView[]): Outcome {
 }
 
 /** What an API error at the job's creation says: its message, then each refused field and why. */
-export function creationErrorText(err: Pick<ApiError, 'message' | 'code' | 'errors'>): string[] {
+export function creationErrorText(err: { message: string; errors?: Record<string, string[]> }): string[] {
   const lines = [err.message];
   for (const [field, problems] of Object.entries(err.errors ?? {})) {
     const text = `${field}: ${problems.join('; ')}`;

@@ -4,7 +4,7 @@
  * words of a refused creation, and the follower that listens to a job's task events and polls it.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { followJob, TASK_EVENTS } from '../../console/src/convert-follow.ts';
+import { followJob, TASK_EVENTS } from '../../console/src/convert-follow.js';
 import {
   convertJobRequest,
   creationErrorText,
@@ -14,10 +14,9 @@ import {
   outputChoices,
   progressOf,
   type JobView,
+  type OutputRow,
   type TaskView,
-} from '../../console/src/convert-plan.ts';
-import type { OperationRow } from '../../console/src/discovery.ts';
-import { formatOfName } from '../../console/src/discovery.ts';
+} from '../../console/src/convert-plan.js';
 
 const task = (over: Partial<TaskView> & Pick<TaskView, 'id'>): TaskView => ({
   operation: 'convert',
@@ -28,12 +27,10 @@ const task = (over: Partial<TaskView> & Pick<TaskView, 'id'>): TaskView => ({
   ...over,
 });
 
-const row = (output: string, group: string, engine = 'sharp', operation = 'convert'): OperationRow => ({
+const row = (output: string, group: string, engine = 'sharp', operation = 'convert'): OutputRow & { engine: string } => ({
   operation,
-  input_format: 'png',
   output_format: output,
   engine,
-  credits: 1,
   meta: { group },
 });
 
@@ -63,7 +60,8 @@ describe('the outputs offered', () => {
   });
 
   it('groups files by their input format in the order first chosen', () => {
-    expect(inputFormats(['a.PNG', 'b.jpg', 'c.png', 'README'], formatOfName)).toEqual(['png', 'jpg', '']);
+    const extension = (name: string) => (name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '');
+    expect(inputFormats(['a.PNG', 'b.jpg', 'c.png', 'README'], extension)).toEqual(['png', 'jpg', '']);
   });
 });
 
@@ -112,7 +110,7 @@ describe("a job's outcome", () => {
 describe('a refused creation', () => {
   it("says the API's message, then each field the message does not already name", () => {
     expect(
-      creationErrorText({ message: 'The given data was invalid.', code: 'INVALID_DATA', errors: { 'tasks.convert.quality': ['must be at most 100'] } }),
+      creationErrorText({ message: 'The given data was invalid.', errors: { 'tasks.convert.quality': ['must be at most 100'] } }),
     ).toEqual(['The given data was invalid.', 'tasks.convert.quality: must be at most 100']);
     expect(creationErrorText({ message: 'tasks.convert.quality: must be at most 100', errors: { 'tasks.convert.quality': ['must be at most 100'] } })).toEqual([
       'tasks.convert.quality: must be at most 100',
