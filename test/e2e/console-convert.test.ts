@@ -186,6 +186,51 @@ describe('the Convert page', () => {
     }
   }, 120_000);
 
+  it('finishes by polling the job when no live event reaches the page', async () => {
+    const p = await openConsole(harness);
+    const { page } = p;
+    try {
+      // A WebSocket that never opens: the page's subscription is never heard, so only its polls can end the job.
+      await page.evaluateOnNewDocument(() => {
+        const tried: string[] = [];
+        (window as unknown as { __sockets: string[] }).__sockets = tried;
+        class Silent extends EventTarget {
+          readyState = 0;
+          constructor(readonly url: string) {
+            super();
+            tried.push(url);
+          }
+          send() {}
+          close() {}
+        }
+        (window as unknown as { WebSocket: unknown }).WebSocket = Silent;
+      });
+      await page.reload({ waitUntil: 'networkidle0' });
+      const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#080' } })
+        .png()
+        .toBuffer();
+      const input = await fileInput(page);
+      await input.evaluate((i, base64) => {
+        const data = new DataTransfer();
+        data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'quiet.png'));
+        i.files = data.files;
+        i.dispatchEvent(new Event('change', { bubbles: true }));
+      }, png.toString('base64'));
+      await chooseOutput(page, 'webp');
+      await (await byName(page, 'button', 'Convert'))!.click();
+      const link = await page.waitForSelector('::-p-aria([name="Download"][role="link"])', { timeout: 60_000 });
+      const bar = (await byName(page, 'progressbar', 'convert: quiet.png')) as ElementHandle<HTMLProgressElement>;
+      expect(await bar.evaluate((b) => b.value)).toBe(100);
+      const meta = await sharp(Buffer.from(await (await fetch(await link!.evaluate((a) => (a as HTMLAnchorElement).href))).arrayBuffer())).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(['webp', 16, 10]);
+      // The page did try its live events (so the polls were the fallback, not the only way it knows).
+      expect(await page.evaluate(() => (window as unknown as { __sockets: string[] }).__sockets.length)).toBeGreaterThan(0);
+      await expectClean(p);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
   it("shows the API's message naming the field when the job is refused (422)", async () => {
     const p = await openConsole(harness);
     const { page } = p;

@@ -5,7 +5,7 @@
  * its tasks' events, uploads the file with the upload task's form, and follows the job to its end.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, apiData, uploadWithForm } from '../api';
+import { accessToken, ApiError, apiData, uploadWithForm } from '../api';
 import { convertRowsFor, formatOfName, type OperationRow } from '../discovery';
 import { liveEvents, subscribe } from '../events';
 import { OptionsForm, type OptionValues } from '../components/options-form';
@@ -75,6 +75,10 @@ export function ConvertPage() {
         }),
     );
     followers.current.set(key, follower);
+    // The subscription is sent once the access token is at hand; waiting for the token here too puts
+    // it on the socket before the upload starts (the server does not acknowledge it: the polls cover
+    // a subscription that arrives late).
+    await accessToken();
     const form = job.tasks.find((t) => t.name === TASK_NAMES.upload)?.result?.form;
     try {
       if (!form) throw new ApiError(0, 'The job has no upload form.');
