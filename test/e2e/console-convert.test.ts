@@ -119,6 +119,15 @@ describe('the Convert page', () => {
     const { page } = p;
     try {
       await fileInput(page);
+      // A file dropped beside the zone is refused (the browser would otherwise leave the page to show it) and not added.
+      const beside = await page.evaluate(() => {
+        const data = new DataTransfer();
+        data.items.add(new File(['x'], 'beside.png'));
+        const drop = new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true });
+        document.querySelector('main h1')!.dispatchEvent(drop);
+        return drop.defaultPrevented;
+      });
+      expect(beside).toBe(true);
       // A real drop: a DataTransfer holding the file, dispatched on the drop zone.
       await page.evaluate(() => {
         const zone = document.querySelector('[data-drop-zone]')!;
@@ -127,6 +136,8 @@ describe('the Convert page', () => {
         for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
       });
       await chooseOutput(page, 'webp');
+      expect(await page.$$('::-p-aria([name="Remove beside.png"][role="button"])')).toHaveLength(0);
+      expect(await page.$$('::-p-aria([name="Remove broken.png"][role="button"])')).toHaveLength(1);
       await (await byName(page, 'button', 'Convert'))!.click();
       const jobId = await jobIdOn(page, 'broken.png');
       const alert = await page.waitForSelector('[role="alert"]', { timeout: 60_000 });

@@ -59,20 +59,21 @@ export function ConvertPage() {
       return patch(key, (r) => ({ ...r, phase: 'ended', error: lines }));
     }
     patch(key, (r) => ({ ...r, phase: 'uploading', jobId: job.id, tasks: job.tasks }));
+    let tasks = job.tasks;
     // Subscribed before the upload, so the first events of the conversion are heard.
     const follower = followJob(
       job.id,
       { fetchJob: (id) => apiData<JobView>('GET', `/v2/jobs/${encodeURIComponent(id)}`), subscribe, live: liveEvents() },
-      (tasks) =>
-        patch(key, (r) => {
-          const merged = mergeTasks(r.tasks, tasks);
-          if (outcomeOf(merged).ended) {
-            followers.current.get(key)?.stop();
-            followers.current.delete(key);
-            return { ...r, tasks: merged, phase: 'ended' };
-          }
-          return { ...r, tasks: merged };
-        }),
+      (snapshot) => {
+        tasks = mergeTasks(tasks, snapshot);
+        const ended = outcomeOf(tasks).ended;
+        if (ended) {
+          follower.stop();
+          followers.current.delete(key);
+        }
+        const shown = tasks;
+        patch(key, (r) => ({ ...r, tasks: shown, phase: ended ? 'ended' : r.phase }));
+      },
     );
     followers.current.set(key, follower);
     // The subscription is sent once the access token is at hand; waiting for the token here too puts
