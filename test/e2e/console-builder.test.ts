@@ -41,6 +41,14 @@ afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
+/** Python that parses a script (without running it) and prints the `payload=` it passes, as JSON. */
+const PAYLOAD_OF = [
+  'import ast, json, sys',
+  'tree = ast.parse(open(sys.argv[1]).read())',
+  "payload = next(k.value for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg == 'payload')",
+  'print(json.dumps(ast.literal_eval(payload)))',
+].join('\n');
+
 const aria = (name: string, role: string) => `::-p-aria([name="${name}"][role="${role}"])`;
 
 async function within(page: Page, fieldsetId: string, name: string, role: string): Promise<ElementHandle<Element>> {
@@ -138,6 +146,25 @@ describe('the job builder', () => {
       expect(job.tasks.map((t) => t.name).sort()).toEqual(['export-1', 'import-1', 'thumbnail-1']);
       const again = await fetch(`${harness.platform.baseUrl}/v2/jobs/${job.id}`, { headers: { authorization: `Bearer ${harness.platform.apiKey}` } });
       expect(again.status).toBe(200);
+
+      // Python (End reaches the last tab): valid Python whose payload is the job, where python3 is
+      // installed; run with the SDK where CLOUDCONVERT_PYTHON_SDK names a folder holding its package.
+      await page.keyboard.press('End');
+      const pythonTab = await page.waitForSelector(`${aria('Python', 'tab')}[aria-selected="true"]`);
+      const pythonCode = await panelOf(pythonTab!);
+      const pyScript = path.join(temp, 'job.py');
+      writeFileSync(pyScript, pythonCode);
+      if (await run('python3', ['--version']).then(() => true, () => false)) {
+        const payload = await run('python3', ['-c', PAYLOAD_OF, pyScript]);
+        expect(JSON.parse(payload.stdout)).toEqual(expected);
+      }
+      const sdk = process.env.CLOUDCONVERT_PYTHON_SDK;
+      if (sdk) {
+        const py = await run('python3', [pyScript], { env: { ...process.env, PYTHONPATH: sdk, CLOUDCONVERT_API_KEY: harness.platform.apiKey }, timeout: 120_000 });
+        const pyUrls = py.stdout.trim().split('\n');
+        expect(pyUrls).toHaveLength(1);
+        expect(await imageAt(pyUrls[0]!)).toEqual(onPage);
+      }
 
       expect(await violations()).toEqual([]);
       expect(refused).toEqual([]);
