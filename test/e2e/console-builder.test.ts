@@ -9,12 +9,13 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { ElementHandle, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openConsole, startConsoleHarness, type ConsoleHarness } from '../support/console.js';
+import { openConsole, startConsoleHarness, type ConsoleHarness, type ConsolePage } from '../support/console.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -68,6 +69,13 @@ async function typeInto(control: ElementHandle<Element>, text: string): Promise<
   await control.type(text);
 }
 
+/** No CSP violation, no request off the machine, no 5xx answer. */
+async function expectClean(opened: ConsolePage): Promise<void> {
+  expect(await opened.violations()).toEqual([]);
+  expect(opened.refused).toEqual([]);
+  expect(opened.serverErrors).toEqual([]);
+}
+
 /** The size and format sharp reads from a downloaded file. */
 async function imageAt(url: string): Promise<{ format?: string; width?: number; height?: number }> {
   const res = await fetch(url);
@@ -78,7 +86,8 @@ async function imageAt(url: string): Promise<{ format?: string; width?: number; 
 
 describe('the job builder', () => {
   it('builds import/url → thumbnail → export/url, runs it, and its Node.js and curl code do the same', async () => {
-    const { page, violations, refused, serverErrors } = await openConsole(harness, '/console/builder');
+    const opened = await openConsole(harness, '/console/builder');
+    const { page } = opened;
     const temp = mkdtempSync(path.join(ROOT, '.builder-e2e-'));
     try {
       await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Job builder');
@@ -166,9 +175,35 @@ describe('the job builder', () => {
         expect(await imageAt(pyUrls[0]!)).toEqual(onPage);
       }
 
-      expect(await violations()).toEqual([]);
-      expect(refused).toEqual([]);
-      expect(serverErrors).toEqual([]);
+      await expectClean(opened);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+      await page.close();
+    }
+  });
+
+  it('runs a job with an import/upload: the run shows a file input for it, and the upload converts', async () => {
+    const opened = await openConsole(harness, '/console/builder');
+    const { page } = opened;
+    const temp = mkdtempSync(path.join(tmpdir(), 'builder-upload-'));
+    try {
+      await addTask(page, 'import/upload');
+      await addTask(page, 'convert');
+      await (await within(page, 'task-2', 'Input format', 'combobox')).select('png');
+      await (await within(page, 'task-2', 'Output format', 'combobox')).select('webp');
+      await addTask(page, 'export/url');
+      await page.locator(aria('Run job', 'button')).click();
+
+      const file = path.join(temp, 'upload.png');
+      writeFileSync(file, await sharp({ create: { width: 40, height: 30, channels: 3, background: '#123456' } }).png().toBuffer());
+      const input = (await page.waitForSelector('.run-tasks input[type=file]', { timeout: 60_000 })) as ElementHandle<HTMLInputElement>;
+      expect(await input.evaluate((i) => i.labels?.[0]?.textContent)).toBe('File for import-1');
+      await input.uploadFile(file);
+      await page.waitForSelector(aria('Download', 'link'), { timeout: 120_000 });
+      const download = await page.$eval(aria('Download', 'link'), (a) => (a as HTMLAnchorElement).href);
+      expect(await imageAt(download)).toEqual({ format: 'webp', width: 40, height: 30 });
+
+      await expectClean(opened);
     } finally {
       rmSync(temp, { recursive: true, force: true });
       await page.close();
@@ -176,7 +211,8 @@ describe('the job builder', () => {
   });
 
   it('shows a taken name as an error and refuses to run until it is fixed; the API says why a job is wrong', async () => {
-    const { page, violations, refused, serverErrors } = await openConsole(harness, '/console/builder');
+    const opened = await openConsole(harness, '/console/builder');
+    const { page } = opened;
     try {
       await addTask(page, 'import/url');
       await addTask(page, 'export/url');
@@ -192,9 +228,15 @@ describe('the job builder', () => {
       const alert = await page.waitForSelector('section [role="alert"].error');
       expect(await alert!.evaluate((e) => e.textContent)).toMatch(/not created.*url/s);
 
-      expect(await violations()).toEqual([]);
-      expect(refused).toEqual([]);
-      expect(serverErrors).toEqual([]);
+      // A URL the server does not have: the job runs, and the import's message shows in words.
+      await typeInto(await within(page, 'task-1', 'url', 'textbox'), pngUrl.replace('source.png', 'missing.png'));
+      await page.locator(`${aria('Run job', 'button')}:not([disabled])`).click();
+      const failed = await page.waitForSelector('.run-tasks [role="alert"]', { timeout: 60_000 });
+      const message = await failed!.evaluate((e) => e.textContent ?? '');
+      expect(message).toMatch(/^import-1: \S/);
+      expect(message).toMatch(/404/);
+
+      await expectClean(opened);
     } finally {
       await page.close();
     }

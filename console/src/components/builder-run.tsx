@@ -5,7 +5,7 @@
  * may carry the small fields only) and, as a safety net, every few seconds until it ends.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, apiData } from '../api';
+import { ApiError, apiData, uploadWithForm } from '../api';
 import { liveEvents, subscribe } from '../events';
 import { Link } from '../router';
 
@@ -16,7 +16,7 @@ interface RunTask {
   status: string;
   percent?: number;
   message?: string | null;
-  result?: { files?: Array<{ filename: string; url?: string }> } | null;
+  result?: { files?: Array<{ filename: string; url?: string }>; form?: { url: string; parameters: Record<string, string> } } | null;
 }
 interface RunJob {
   id: string;
@@ -25,6 +25,42 @@ interface RunJob {
 }
 
 const ENDED = new Set(['finished', 'error']);
+
+/** An import/upload task's file input: the file goes to the task's form, with its progress. */
+function UploadFor(props: { task: RunTask; form: { url: string; parameters: Record<string, string> } }) {
+  const { task } = props;
+  const [sent, setSent] = useState<number | undefined>();
+  const [error, setError] = useState('');
+  const id = `upload-${task.id}`;
+  const send = async (file: File | undefined) => {
+    if (!file) return;
+    setError('');
+    setSent(0);
+    try {
+      await uploadWithForm(props.form, file, setSent);
+      setSent(1);
+    } catch (err) {
+      setSent(undefined);
+      setError(err instanceof ApiError ? err.message : String(err));
+    }
+  };
+  return (
+    <div>
+      <label for={id}>File for {task.name}</label>
+      <input id={id} type="file" disabled={sent !== undefined} onChange={(e) => void send(e.currentTarget.files?.[0])} />
+      {sent !== undefined && (
+        <p role="status" class="muted">
+          {sent < 1 ? `Uploading: ${Math.round(sent * 100)}%` : 'Uploaded.'}
+        </p>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
 
 export function JobRun(props: { id: string }) {
   const { id } = props;
@@ -89,6 +125,7 @@ export function JobRun(props: { id: string }) {
                 <progress max={100} value={percent} aria-label={`${t.name} progress`}>
                   {percent}%
                 </progress>
+                {t.operation === 'import/upload' && t.status === 'waiting' && t.result?.form && <UploadFor task={t} form={t.result.form} />}
                 {t.status === 'error' && t.message && (
                   <p class="error" role="alert">
                     {t.name}: {t.message}
