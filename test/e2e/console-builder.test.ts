@@ -236,6 +236,16 @@ describe('the job builder', () => {
       expect(message).toMatch(/^import-1: \S/);
       expect(message).toMatch(/404/);
 
+      // The job being built outlives a reload of the tab; moving keeps the keyboard on the task.
+      await page.reload({ waitUntil: 'networkidle0' });
+      const kept = await within(page, 'task-2', 'Name', 'textbox');
+      expect(await kept.evaluate((i) => (i as HTMLInputElement).value)).toBe('out');
+      await page.locator(aria('Move out up', 'button')).click();
+      await page.waitForFunction(() => document.querySelector('fieldset.builder-task legend')?.textContent?.includes('out'));
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move out down');
+      await page.locator(aria('Start over', 'button')).click();
+      await page.waitForFunction(() => !document.querySelector('fieldset.builder-task'));
+
       await expectClean(opened);
     } finally {
       await page.close();

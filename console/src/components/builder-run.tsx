@@ -4,7 +4,7 @@
  * job's channels update it as they come; the job is read again when a task or the job ends (the events
  * may carry the small fields only) and, as a safety net, every few seconds until it ends.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiData, uploadWithForm } from '../api';
 import { liveEvents, subscribe } from '../events';
 import { Link } from '../router';
@@ -66,6 +66,9 @@ export function JobRun(props: { id: string }) {
   const { id } = props;
   const [job, setJob] = useState<RunJob | undefined>();
   const [error, setError] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The run appears below the builder: take the keyboard there.
+  useEffect(() => heading.current?.focus(), [id]);
   useEffect(() => {
     let stopped = false;
     const load = async () => {
@@ -103,7 +106,9 @@ export function JobRun(props: { id: string }) {
 
   return (
     <section aria-labelledby="run-heading">
-      <h2 id="run-heading">The job that ran</h2>
+      <h2 id="run-heading" tabIndex={-1} ref={heading}>
+        The job that ran
+      </h2>
       <p>
         <Link to={`jobs/${id}`}>Open the job's page</Link> <span class="muted">({id})</span>
       </p>

@@ -123,10 +123,10 @@ export function TaskEditor(props: TaskEditorProps) {
         onChange={setOptions}
       />
       <div class="actions">
-        <button type="button" class="secondary" aria-label={`Move ${task.name} up`} disabled={index === 0} onClick={() => props.onMove(-1)}>
+        <button type="button" id={`${id}-up`} class="secondary" aria-label={`Move ${task.name} up`} disabled={index === 0} onClick={() => props.onMove(-1)}>
           Move up
         </button>
-        <button type="button" class="secondary" aria-label={`Move ${task.name} down`} disabled={index === count - 1} onClick={() => props.onMove(1)}>
+        <button type="button" id={`${id}-down`} class="secondary" aria-label={`Move ${task.name} down`} disabled={index === count - 1} onClick={() => props.onMove(1)}>
           Move down
         </button>
         <button type="button" class="danger" aria-label={`Remove ${task.name}`} onClick={props.onRemove}>

@@ -11,13 +11,37 @@ import { TaskEditor } from '../components/builder-task';
 import { CodeTabs } from '../components/builder-code-tabs';
 import { JobRun } from '../components/builder-run';
 
+/** Where the job being built is kept while the tab is open (a visit to a job's page and back keeps it). */
+const KEPT = 'console.builder';
+interface Kept {
+  tasks: BuilderTask[];
+  tag: string;
+}
+function kept(): Kept {
+  try {
+    const value = JSON.parse(window.sessionStorage.getItem(KEPT) ?? 'null') as Kept | null;
+    return value && Array.isArray(value.tasks) ? value : { tasks: [], tag: '' };
+  } catch {
+    return { tasks: [], tag: '' };
+  }
+}
+
+/** After a move, the focus stays on the moved task's button, or its other one where that end is reached. */
+function focusMoved(key: number, by: number) {
+  window.setTimeout(() => {
+    const same = document.getElementById(`task-${key}-${by < 0 ? 'up' : 'down'}`) as HTMLButtonElement | null;
+    const other = document.getElementById(`task-${key}-${by < 0 ? 'down' : 'up'}`) as HTMLButtonElement | null;
+    (same && !same.disabled ? same : other)?.focus();
+  }, 0);
+}
+
 export function BuilderPage() {
   const [rows, setRows] = useState<OperationRow[] | undefined>();
   const [loadError, setLoadError] = useState('');
-  const [tasks, setTasks] = useState<BuilderTask[]>([]);
-  const [nextKey, setNextKey] = useState(1);
+  const [tasks, setTasks] = useState<BuilderTask[]>(() => kept().tasks);
+  const [nextKey, setNextKey] = useState(() => Math.max(0, ...kept().tasks.map((t) => t.key)) + 1);
   const [operation, setOperation] = useState('import/url');
-  const [tag, setTag] = useState('');
+  const [tag, setTag] = useState(() => kept().tag);
   const [running, setRunning] = useState(false);
   const [runError, setRunError] = useState<ApiError | undefined>();
   const [ran, setRan] = useState<string | undefined>();
@@ -26,6 +50,13 @@ export function BuilderPage() {
   useEffect(() => {
     allOperations().then(setRows, (err: unknown) => setLoadError(err instanceof ApiError ? err.message : String(err)));
   }, []);
+  useEffect(() => {
+    try {
+      window.sessionStorage.setItem(KEPT, JSON.stringify({ tasks, tag } satisfies Kept));
+    } catch {
+      // storage full or refused: the job is only lost on leaving the page
+    }
+  }, [tasks, tag]);
   const groups = useMemo(() => operationGroups(rows ?? []), [rows]);
   const job = useMemo(() => toJob(tasks, tag), [tasks, tag]);
   const problems = tasks.map((t) => nameProblem(tasks, t.key, t.name));
@@ -83,6 +114,19 @@ export function BuilderPage() {
           <button type="button" disabled={!rows} onClick={add}>
             Add task
           </button>
+          {tasks.length > 0 && (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setTasks([]);
+                setTag('');
+                setAnnounce('Removed every task.');
+              }}
+            >
+              Start over
+            </button>
+          )}
         </div>
         <p role="status" class="visually-hidden">
           {announce}
@@ -103,6 +147,7 @@ export function BuilderPage() {
               onMove={(by) => {
                 setTasks((ts) => moveTask(ts, task.key, by));
                 setAnnounce(`Moved ${task.name} ${by < 0 ? 'up' : 'down'}.`);
+                focusMoved(task.key, by);
               }}
               onRemove={() => {
                 setTasks((ts) => removeTask(ts, task.key));
