@@ -119,6 +119,13 @@ export function moveTask(tasks: BuilderTask[], key: number, by: number): Builder
 export const updateTask = (tasks: BuilderTask[], key: number, change: Partial<Omit<BuilderTask, 'key' | 'name'>>) =>
   tasks.map((t) => (t.key === key ? { ...t, ...change } : t));
 
+/** Keeps only the options a task's discovery row lists (after its formats changed). */
+export const keepOptions = (tasks: BuilderTask[], key: number, names: ReadonlySet<string>) =>
+  tasks.map((t) => {
+    if (t.key !== key || Object.keys(t.options).every((n) => names.has(n))) return t;
+    return { ...t, options: Object.fromEntries(Object.entries(t.options).filter(([n]) => names.has(n))) };
+  });
+
 /** The input formats an operation's rows list, and the output formats for an input format ('' = any). */
 export function formatsOf(rows: OperationRow[], operation: string, inputFormat: string): { inputs: string[]; outputs: string[] } {
   const mine = rows.filter((r) => r.operation === operation);

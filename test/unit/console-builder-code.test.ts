@@ -8,6 +8,7 @@ import { codeFor, curlCode, nodeCode, pythonCode, pythonLiteral, shellQuote } fr
 import {
   addTask,
   formatsOf,
+  keepOptions,
   moveTask,
   nameProblem,
   operationGroups,
@@ -188,6 +189,13 @@ describe('the builder tasks', () => {
       tag: 'mine',
     });
     expect(toJob([], '')).toEqual({ tasks: {} });
+  });
+
+  it('keeps only the options the task\'s new row lists', () => {
+    const tasks = updateTask(three(), 2, { options: { width: 10, quality: 80 } });
+    const kept = keepOptions(tasks, 2, new Set(['width', 'height']));
+    expect(kept[1]!.options).toEqual({ width: 10 });
+    expect(keepOptions(kept, 2, new Set(['width']))[1]).toBe(kept[1]);
   });
 
   it('groups operations and picks the discovery row matching the formats', () => {

@@ -2,8 +2,11 @@
  * One task of the job builder: its name, the earlier tasks it takes, its formats (where the operation
  * has formats) and its options, all from discovery's rows; buttons to move and remove it.
  */
-import type { OperationRow } from '../discovery';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import type { OperationRow, OptionView } from '../discovery';
 import { formatsOf, rowFor, takesInput, type BuilderTask } from '../builder-model';
+import { optionsOfRow } from '../builder-rows';
 import { OptionsForm } from './options-form';
 
 export interface TaskEditorProps {
@@ -16,6 +19,8 @@ export interface TaskEditorProps {
   nameProblem: string | undefined;
   onRename: (name: string) => void;
   onChange: (change: Partial<Omit<BuilderTask, 'key' | 'name'>>) => void;
+  /** Drops the options that the task's row (after a change of formats) does not list. */
+  onKeepOptions: (names: ReadonlySet<string>) => void;
   onMove: (by: number) => void;
   onRemove: () => void;
 }
@@ -41,19 +46,34 @@ export function TaskEditor(props: TaskEditorProps) {
   const id = `task-${task.key}`;
   const formats = formatsOf(rows, task.operation, task.inputFormat);
   const row = rowFor(rows, task);
-  // Options set for another row that this one does not list are dropped from the job.
-  const known = new Set((row?.options ?? []).map((o) => o.name));
-  const setOptions = (options: Record<string, unknown>) => props.onChange({ options });
+  const rowKey = row ? `${row.operation} ${row.input_format ?? ''} ${row.output_format ?? ''}` : '';
+  // The row's options, read when the row changes; the last ones stay shown meanwhile (same fields).
+  const [options, setOptionViews] = useState<OptionView[] | undefined>();
+  const [optionsError, setOptionsError] = useState('');
+  useEffect(() => {
+    if (!row) return setOptionViews([]);
+    let current = true;
+    optionsOfRow(row).then(
+      (views) => {
+        if (!current) return;
+        setOptionViews(views);
+        setOptionsError('');
+        props.onKeepOptions(new Set(views.map((v) => v.name)));
+      },
+      (err: unknown) => current && setOptionsError(err instanceof ApiError ? err.message : String(err)),
+    );
+    return () => {
+      current = false;
+    };
+    // The row's identity is its key; `row` itself is a new object from rowFor on each render.
+  }, [rowKey]);
+  const known = new Set((options ?? []).map((o) => o.name));
+  const setOptions = (values: Record<string, unknown>) => props.onChange({ options: values });
   const setFormats = (change: { inputFormat?: string; outputFormat?: string }) => {
     const next = { ...task, ...change };
     const outputs = formatsOf(rows, task.operation, next.inputFormat).outputs;
     if (next.outputFormat && !outputs.includes(next.outputFormat)) next.outputFormat = '';
-    const names = new Set((rowFor(rows, next)?.options ?? []).map((o) => o.name));
-    props.onChange({
-      inputFormat: next.inputFormat,
-      outputFormat: next.outputFormat,
-      options: Object.fromEntries(Object.entries(task.options).filter(([k]) => names.has(k))),
-    });
+    props.onChange({ inputFormat: next.inputFormat, outputFormat: next.outputFormat });
   };
   const toggleInput = (name: string, on: boolean) => {
     const chosen = new Set(on ? [...task.input, name] : task.input.filter((n) => n !== name));
@@ -116,12 +136,21 @@ export function TaskEditor(props: TaskEditorProps) {
           )}
         </fieldset>
       )}
-      <OptionsForm
-        idPrefix={`${id}-option`}
-        options={row?.options ?? []}
-        values={Object.fromEntries(Object.entries(task.options).filter(([k]) => known.has(k)))}
-        onChange={setOptions}
-      />
+      {optionsError && (
+        <p class="error" role="alert">
+          The options could not be read: {optionsError}
+        </p>
+      )}
+      {options ? (
+        <OptionsForm
+          idPrefix={`${id}-option`}
+          options={options}
+          values={Object.fromEntries(Object.entries(task.options).filter(([k]) => known.has(k)))}
+          onChange={setOptions}
+        />
+      ) : (
+        !optionsError && <p class="muted">Reading the options…</p>
+      )}
       <div class="actions">
         <button type="button" id={`${id}-up`} class="secondary" aria-label={`Move ${task.name} up`} disabled={index === 0} onClick={() => props.onMove(-1)}>
           Move up

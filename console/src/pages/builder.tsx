@@ -5,8 +5,9 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, apiData } from '../api';
-import { allOperations, type OperationRow } from '../discovery';
-import { addTask, moveTask, nameProblem, operationGroups, removeTask, renameTask, toJob, updateTask, type BuilderTask } from '../builder-model';
+import type { OperationRow } from '../discovery';
+import { operationRows } from '../builder-rows';
+import { addTask, keepOptions, moveTask, nameProblem, operationGroups, removeTask, renameTask, toJob, updateTask, type BuilderTask } from '../builder-model';
 import { TaskEditor } from '../components/builder-task';
 import { CodeTabs } from '../components/builder-code-tabs';
 import { JobRun } from '../components/builder-run';
@@ -48,7 +49,7 @@ export function BuilderPage() {
   const [announce, setAnnounce] = useState('');
 
   useEffect(() => {
-    allOperations().then(setRows, (err: unknown) => setLoadError(err instanceof ApiError ? err.message : String(err)));
+    operationRows().then(setRows, (err: unknown) => setLoadError(err instanceof ApiError ? err.message : String(err)));
   }, []);
   useEffect(() => {
     try {
@@ -144,6 +145,7 @@ export function BuilderPage() {
               nameProblem={problems[index]}
               onRename={(name) => setTasks((ts) => renameTask(ts, task.key, name))}
               onChange={(change) => setTasks((ts) => updateTask(ts, task.key, change))}
+              onKeepOptions={(names) => setTasks((ts) => keepOptions(ts, task.key, names))}
               onMove={(by) => {
                 setTasks((ts) => moveTask(ts, task.key, by));
                 setAnnounce(`Moved ${task.name} ${by < 0 ? 'up' : 'down'}.`);
