@@ -138,6 +138,12 @@ describe('the job builder', () => {
         tab.evaluate((t) => document.getElementById(t.getAttribute('aria-controls')!)!.querySelector('pre')!.textContent ?? '');
       const nodeCode = await panelOf(nodeTab!);
       expect(nodeCode).not.toContain(harness.platform.apiKey);
+      // Copy puts the same text on the clipboard.
+      await page.browserContext().overridePermissions(new URL(page.url()).origin, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+      await page.locator(aria('Copy the Node.js code', 'button')).click();
+      await page.waitForFunction(() => [...document.querySelectorAll('[role=status]')].some((s) => s.textContent === 'The Node.js code is copied.'));
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(nodeCode);
+      await nodeTab!.focus();
 
       const script = path.join(temp, 'job.mjs');
       writeFileSync(script, nodeCode);
