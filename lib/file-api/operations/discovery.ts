@@ -51,8 +51,13 @@ export interface OperationView {
   engine_versions?: Array<{ version: string; default: boolean; latest: boolean; deprecated: boolean; experimental: boolean }>;
 }
 
-/** Arguments every task has; discovery lists only what is particular to an operation. */
+/**
+ * Arguments every task has; discovery lists only what is particular to an operation. An import's
+ * `filename` is its own (the name the imported file gets, needed by import/raw and import/base64), so
+ * imports list it.
+ */
 const COMMON = new Set([...Object.keys(common), 'filename', 'input_format', 'output_format', 'operation']);
+const isCommon = (spec: OperationDefinition, name: string) => COMMON.has(name) && !(name === 'filename' && spec.step === 'import');
 
 /** An argument of a schema as discovery describes it. */
 export function optionView(name: string, schema: z.ZodType): OptionView {
@@ -77,7 +82,7 @@ export function optionView(name: string, schema: z.ZodType): OptionView {
 function optionsOf(spec: OperationDefinition | undefined, names: readonly string[] | undefined): OptionView[] {
   if (!spec) return [];
   const shape = spec.schema.shape as Record<string, z.ZodType>;
-  const wanted = names ?? Object.keys(shape).filter((n) => !COMMON.has(n));
+  const wanted = names ?? Object.keys(shape).filter((n) => !isCommon(spec, n));
   return wanted.filter((n) => shape[n] !== undefined).map((n) => optionView(n, shape[n]!));
 }
 
