@@ -187,6 +187,72 @@ describe('the console’s jobs', () => {
     }
   });
 
+  it('a waiting task is cancelled from its job’s page, which follows the job to its end live', async () => {
+    const waiting = await mine<{ data: Job }>('POST', '/v2/jobs', {
+      tag: 'console-waiting',
+      tasks: { upload: { operation: 'import/upload' }, out: { operation: 'export/url', input: 'upload' } },
+    });
+    expect(waiting.status).toBe(201);
+    const id = waiting.body!.data.id;
+    const c = await openConsole(harness, `/console/jobs/${id}`);
+    const { page } = c;
+    try {
+      await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Job console-waiting');
+      await recorded(connections, 1, `private-job.${id}.tasks`);
+      await recorded(connections, 1, `private-job.${id}`);
+      expect(await page.$$('::-p-aria([name="Retry upload"][role="button"])')).toHaveLength(0);
+      await page.locator('::-p-aria([name="Cancel upload"][role="button"])').click();
+      // The upload ends CANCELLED; its export then fails, and the job with it, heard over the job's channels.
+      await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent?.startsWith('Job error: 2 of 2 tasks ended.'), { timeout: 30_000 });
+      const job = (await mine<{ data: Job }>('GET', `/v2/jobs/${id}`)).body!.data;
+      expect(job.status).toBe('error');
+      const text = await page.$eval('ol[aria-label="Tasks"]', (o) => o.textContent ?? '');
+      for (const t of job.tasks) expect(text).toContain(t.message!);
+      expect(text).toContain('CANCELLED');
+      expect(await page.$$('::-p-aria([name="Cancel upload"][role="button"])')).toHaveLength(0);
+
+      // The Jobs table filtered to errors: this job, not the finished one.
+      await page.locator('::-p-aria([name="Jobs"][role="link"])').click();
+      await page.locator('::-p-aria([name="console-good"][role="link"])').wait();
+      await page.select('#jobs-status', 'error');
+      await page.waitForFunction(() => {
+        const table = document.querySelector('table[aria-label="Jobs"]');
+        return table?.getAttribute('aria-busy') !== 'true' && table?.textContent?.includes('console-waiting') && !table.textContent.includes('console-good');
+      });
+      expect(await page.$$eval('table[aria-label="Jobs"] tbody tr td:nth-child(2)', (cells) => [...new Set(cells.map((td) => td.textContent))])).toEqual(['error']);
+      await expectClean(c);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('more jobs than a page: Older jobs and Newer jobs page through them with the API’s links', async () => {
+    for (let i = 0; i < 26; i++) {
+      const made = await mine('POST', '/v2/jobs', { tag: `bulk-${i}`, tasks: { raw: { operation: 'import/raw', file: `job ${i}`, filename: `${i}.txt` } } });
+      expect(made.status).toBe(201);
+    }
+    const c = await openConsole(harness, '/console/jobs');
+    const { page } = c;
+    try {
+      const labels = () => page.$$eval('table[aria-label="Jobs"] tbody th', (ths) => ths.map((th) => th.textContent));
+      await page.locator('::-p-aria([name="bulk-25"][role="link"])').wait();
+      const first = await labels();
+      expect(first).toHaveLength(25);
+      expect(first.slice(0, 3)).toEqual(['bulk-25', 'bulk-24', 'bulk-23']);
+      await page.locator('::-p-aria([name="Older jobs"][role="button"])').click();
+      await page.locator('::-p-aria([name="console-good"][role="link"])').wait();
+      const second = await labels();
+      expect(second).toEqual(expect.arrayContaining(['bulk-0', 'console-good', 'console-waiting']));
+      expect(second.filter((l) => first.includes(l))).toEqual([]);
+      await page.locator('::-p-aria([name="Newer jobs"][role="button"])').click();
+      await page.locator('::-p-aria([name="bulk-25"][role="link"])').wait();
+      expect(await labels()).toEqual(first);
+      await expectClean(c);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('another user’s job is “No such job” on its page and not in the table', async () => {
     const theirs = await api<{ data: Job }>(otherKey, 'POST', '/v2/jobs', {
       tag: 'their-secret-job',
@@ -206,7 +272,7 @@ describe('the console’s jobs', () => {
       expect(await page.$$('pre[aria-label="Job JSON"]')).toHaveLength(0);
 
       await page.locator('::-p-aria([name="Jobs"][role="link"])').click();
-      await page.locator('::-p-aria([name="console-good"][role="link"])').wait();
+      await page.waitForFunction(() => /\d+ jobs:/.test(document.querySelector('[role="status"]')?.textContent ?? ''));
       const listed = await page.$eval('table[aria-label="Jobs"]', (t) => [t.textContent ?? '', [...t.querySelectorAll('a')].map((a) => a.getAttribute('href'))]);
       expect(listed[0]).not.toContain('their-secret-job');
       expect(listed[1]).not.toContain(`/console/jobs/${id}`);

@@ -7,9 +7,9 @@ export function When({ iso }: { iso: string | null | undefined }) {
   return <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 }
 
-export function JobsTable({ jobs }: { jobs: JobView[] }) {
+export function JobsTable({ jobs, busy }: { jobs: JobView[]; busy: boolean }) {
   return (
-    <table aria-label="Jobs" class="jobs">
+    <table aria-label="Jobs" class="jobs" aria-busy={busy}>
       <thead>
         <tr>
           <th scope="col">Job</th>

@@ -27,6 +27,7 @@ export function JobsPage() {
   const [more, setMore] = useState({ prev: false, next: false });
   const [error, setError] = useState<string>();
   const [change, setChange] = useState<string>();
+  const [loading, setLoading] = useState(true);
   // The list as last rendered, and events heard before the first answer (applied once it comes).
   const shown = useRef<JobView[] | undefined>(undefined);
   const early = useRef<Event[]>([]);
@@ -61,17 +62,21 @@ export function JobsPage() {
       setMore({ prev: Boolean(answer.links.prev), next: Boolean(answer.links.next) });
       setError(undefined);
       setJobs(answer.data);
+      setLoading(false);
       const heard = early.current.splice(0);
       heard.forEach(apply);
     } catch (err) {
-      if (mine === asked.current) setError(err instanceof ApiError ? err.message : 'The jobs could not be loaded.');
+      if (mine !== asked.current) return;
+      setError(err instanceof ApiError ? err.message : 'The jobs could not be loaded.');
+      setLoading(false);
     }
   };
 
   useEffect(() => {
+    // The rows shown stay (marked busy) until the answer for the new filter or page replaces them.
     shown.current = undefined;
     early.current = [];
-    setJobs(undefined);
+    setLoading(true);
     void load();
   }, [status, page]);
 
@@ -108,7 +113,7 @@ export function JobsPage() {
           </select>
         </div>
         <p role="status" aria-live="polite" class="muted">
-          {jobs ? `${summaryOf(jobs)}${change ? ` ${change}` : ''}` : 'Loading jobs…'}
+          {loading ? 'Loading jobs…' : jobs ? `${summaryOf(jobs)}${change ? ` ${change}` : ''}` : ''}
         </p>
       </div>
       {error && (
@@ -116,7 +121,7 @@ export function JobsPage() {
           {error}
         </p>
       )}
-      <JobsTable jobs={jobs ?? []} />
+      <JobsTable jobs={jobs ?? []} busy={loading} />
       {(more.prev || more.next) && (
         <nav aria-label="Pages of jobs" class="actions">
           <button type="button" class="secondary" disabled={!more.prev} onClick={() => setPage(page - 1)}>
