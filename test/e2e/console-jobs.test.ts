@@ -253,6 +253,49 @@ describe('the console’s jobs', () => {
     }
   });
 
+  it('where the stage publishes no events, the table and a job’s page poll the API instead', async () => {
+    const c = await openConsole(harness, '/console/jobs');
+    const { page } = c;
+    try {
+      // The page as a stage without SOCKET_ENDPOINT writes it: `socket: null` in its configuration.
+      await page.evaluateOnNewDocument(() => {
+        new MutationObserver((_, observer) => {
+          const app = document.getElementById('app');
+          if (!app?.dataset.config) return;
+          app.dataset.config = JSON.stringify({ ...(JSON.parse(app.dataset.config) as object), socket: null });
+          observer.disconnect();
+        }).observe(document, { childList: true, subtree: true });
+      });
+      const lists: string[] = [];
+      page.on('request', (r) => new URL(r.url()).pathname === '/v2/jobs' && r.method() === 'GET' && lists.push(r.url()));
+      await page.goto(`${harness.platform.baseUrl}/console/jobs`, { waitUntil: 'networkidle0' });
+      expect(await page.evaluate(() => (JSON.parse(document.getElementById('app')!.dataset.config!) as { socket: unknown }).socket)).toBeNull();
+      await page.waitForFunction(() => /\d+ jobs:/.test(document.querySelector('[role="status"]')?.textContent ?? ''));
+      await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true));
+      const asked = lists.length;
+
+      const made = await mine<{ data: Job }>('POST', '/v2/jobs', {
+        tag: 'console-polled',
+        tasks: { upload: { operation: 'import/upload' }, out: { operation: 'export/url', input: 'upload' } },
+      });
+      expect(made.status).toBe(201);
+      const id = made.body!.data.id;
+      await page.locator('::-p-aria([name="console-polled"][role="link"])').wait();
+      expect(lists.length).toBeGreaterThan(asked);
+      expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+
+      await page.locator('::-p-aria([name="console-polled"][role="link"])').click();
+      await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Job console-polled');
+      // Cancelled elsewhere (with the key): the page sees the job end on its next poll.
+      expect((await mine('POST', `/v2/tasks/${made.body!.data.tasks.find((t) => t.name === 'upload')!.id}/cancel`)).status).toBe(200);
+      await page.waitForFunction(() => document.querySelector('[role="status"]')?.textContent?.startsWith('Job error: 2 of 2 tasks ended.'), { timeout: 30_000 });
+      expect((await mine<{ data: Job }>('GET', `/v2/jobs/${id}`)).body!.data.status).toBe('error');
+      await expectClean(c);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('another user’s job is “No such job” on its page and not in the table', async () => {
     const theirs = await api<{ data: Job }>(otherKey, 'POST', '/v2/jobs', {
       tag: 'their-secret-job',
