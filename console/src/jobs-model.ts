@@ -141,8 +141,9 @@ export function durationMs(started: string | null | undefined, ended: string | n
   return Math.max(0, end - start);
 }
 
-/** A duration in words a person reads at a glance: `0 s`, `12 s`, `3 min 5 s`, `1 h 2 min`. */
+/** A duration in words a person reads at a glance: `0.4 s`, `12 s`, `3 min 5 s`, `1 h 2 min`. */
 export function formatDuration(ms: number): string {
+  if (ms < 9950) return `${(ms / 1000).toFixed(1)} s`;
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;

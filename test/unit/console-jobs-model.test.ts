@@ -125,7 +125,9 @@ describe('a row’s figures', () => {
     expect(durationText(done)).toBe('3 min 5 s');
     expect(durationText({ status: 'processing', started_at: '2026-01-01T00:00:01+00:00' })).toBe('running');
     expect(durationText({ status: 'waiting' })).toBe('—');
-    expect(formatDuration(400)).toBe('0 s');
+    expect(formatDuration(400)).toBe('0.4 s');
+    expect(formatDuration(9_940)).toBe('9.9 s');
+    expect(formatDuration(9_960)).toBe('10 s');
     expect(formatDuration(59_000)).toBe('59 s');
     expect(formatDuration(120_000)).toBe('2 min');
     expect(formatDuration(3_725_000)).toBe('1 h 2 min');

@@ -1,14 +1,29 @@
 /** One task of a job's page: its status, engine, progress, times, credits, message, and its actions. */
 import type { ComponentChildren } from 'preact';
-import { durationText, canCancel, canRetry, taskLabel, type TaskView } from '../jobs-model';
+import { durationText, canCancel, canRetry, taskLabel, type JobView, type TaskView } from '../jobs-model';
 import { When } from './jobs-table';
 
-function Fact(props: { term: string; class?: string; children: ComponentChildren }) {
+export function Fact(props: { term: string; class?: string; children: ComponentChildren }) {
   return (
     <div>
       <dt>{props.term}</dt>
       <dd class={props.class}>{props.children}</dd>
     </div>
+  );
+}
+
+/** Started, ended and duration of a job or a task. */
+export function TimeFacts({ item }: { item: Pick<JobView, 'status' | 'started_at' | 'ended_at'> }) {
+  return (
+    <>
+      <Fact term="Started">
+        <When iso={item.started_at} />
+      </Fact>
+      <Fact term="Ended">
+        <When iso={item.ended_at} />
+      </Fact>
+      <Fact term="Duration">{durationText(item)}</Fact>
+    </>
   );
 }
 
@@ -36,13 +51,7 @@ export function TaskItem({ task, actions, heading = 'h3' }: { task: TaskView; ac
         </Fact>
         <Fact term="Progress">{percent} %</Fact>
         <Fact term="Engine">{task.engine ? `${task.engine}${task.engine_version ? ` ${task.engine_version}` : ''}` : '—'}</Fact>
-        <Fact term="Started">
-          <When iso={task.started_at} />
-        </Fact>
-        <Fact term="Ended">
-          <When iso={task.ended_at} />
-        </Fact>
-        <Fact term="Duration">{durationText(task)}</Fact>
+        <TimeFacts item={task} />
         <Fact term="Credits">{task.credits ?? '—'}</Fact>
         <Fact term="Id">
           <code>{task.id}</code>

@@ -6,9 +6,10 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiData, ApiError } from '../api';
-import { TaskItem, type TaskActions } from '../components/jobs-task';
+import { Fact, TaskItem, TimeFacts, type TaskActions } from '../components/jobs-task';
+import { When } from '../components/jobs-table';
 import { JOB_EVENTS, TASK_EVENTS, useLive } from '../jobs-live';
-import { downloadsOf, isEnded, jobJson, jobLabel, mergeJob, mergeTask, orderTasks, taskLabel, upsertTask, type JobView, type TaskView } from '../jobs-model';
+import { creditsOf, downloadsOf, isEnded, jobJson, jobLabel, mergeJob, mergeTask, orderTasks, taskLabel, upsertTask, type JobView, type TaskView } from '../jobs-model';
 import { navigate } from '../router';
 import '../jobs.css';
 
@@ -187,6 +188,16 @@ export function JobPage({ id }: { id: string }) {
       <p role="status" aria-live="polite">
         <span class={`status-${job.status}`}>Job {job.status}</span>: {ended} of {tasks.length} tasks ended.{notice ? ` ${notice}` : ''}
       </p>
+      <dl class="task-facts">
+        <Fact term="Created">
+          <When iso={job.created_at} />
+        </Fact>
+        <TimeFacts item={job} />
+        <Fact term="Credits">{creditsOf(job) ?? '—'}</Fact>
+        <Fact term="Id">
+          <code>{job.id}</code>
+        </Fact>
+      </dl>
       {error && (
         <p role="alert" class="error">
           {error}
