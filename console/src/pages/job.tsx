@@ -240,7 +240,7 @@ export function JobPage({ id }: { id: string }) {
       <label class="inline">
         <input type="checkbox" checked={showPayloads} onChange={(e) => setShowPayloads(e.currentTarget.checked)} /> Show payloads
       </label>
-      <pre aria-label="Job JSON" tabIndex={0}>
+      <pre role="region" aria-label="Job JSON" tabIndex={0}>
         {jobJson(job, showPayloads ? payloads : undefined)}
       </pre>
       <h2>Delete</h2>
