@@ -87,12 +87,18 @@ export function JobPage({ id }: { id: string }) {
   const [showPayloads, setShowPayloads] = useState(false);
   const [payloads, setPayloads] = useState<Map<string, unknown>>();
 
+  // The job shown now: an answer for the page's previous job (a quick move between jobs) is dropped.
+  const shownId = useRef(id);
+  shownId.current = id;
   const load = async () => {
+    const asked = id;
     try {
-      const fresh = await apiData<JobView>('GET', `/v2/jobs/${id}`);
+      const fresh = await apiData<JobView>('GET', `/v2/jobs/${asked}`);
+      if (asked !== shownId.current) return;
       setJob((old) => mergeJob(old, fresh));
       setError(undefined);
     } catch (err) {
+      if (asked !== shownId.current) return;
       // 404: not this user's job, or none; 422: not even a job id. Either way there is no such job here.
       if (err instanceof ApiError && (err.status === 404 || err.status === 422)) setMissing(true);
       else setError(messageOf(err));
@@ -124,7 +130,7 @@ export function JobPage({ id }: { id: string }) {
   useEffect(() => {
     if (!showPayloads || payloads) return;
     apiData<JobView>('GET', `/v2/jobs/${id}?include=payload`).then(
-      (withPayloads) => setPayloads(new Map((withPayloads.tasks ?? []).map((t) => [t.id, t.payload]))),
+      (withPayloads) => id === shownId.current && setPayloads(new Map((withPayloads.tasks ?? []).map((t) => [t.id, t.payload]))),
       (err: unknown) => setError(messageOf(err)),
     );
   }, [showPayloads, payloads, id]);
