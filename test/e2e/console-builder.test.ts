@@ -250,6 +250,8 @@ describe('the job builder', () => {
       expect(await kept.evaluate((i) => (i as HTMLInputElement).value)).toBe('out');
       await page.locator(aria('Move out up', 'button')).click();
       await page.waitForFunction(() => document.querySelector('fieldset.builder-task legend')?.textContent?.includes('out'));
+      // The focus moves once the page has drawn the new order (a task after the render).
+      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Move out down', { timeout: 5_000 }).catch(() => {});
       expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move out down');
       await page.locator(aria('Start over', 'button')).click();
       await page.waitForFunction(() => !document.querySelector('fieldset.builder-task'));
