@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ElementHandle } from 'puppeteer-core';
 import sharp from 'sharp';
 import { readConsoleManifest } from '../lib/web/console/assets.js';
 import { startEmulator } from '../local/emulator.js';
@@ -34,10 +35,12 @@ try {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="400"><defs><linearGradient id="g" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#3b5bdb"/><stop offset="1" stop-color="#ffa94d"/></linearGradient></defs><rect width="640" height="400" fill="url(#g)"/><circle cx="320" cy="300" r="90" fill="#ffe066"/></svg>`;
   await sharp(Buffer.from(svg)).png().toFile(photo);
 
-  const input = await page.waitForSelector('::-p-aria([name="File"])');
-  await (input as unknown as { uploadFile(...files: string[]): Promise<void> }).uploadFile(photo);
-  const target = await page.waitForSelector('::-p-aria([name="Convert to"])');
-  await target!.select('webp');
+  // The input labelled File (puppeteer's ARIA query does not resolve a file input).
+  const input = (await page.waitForSelector('input[type="file"]')) as ElementHandle<HTMLInputElement>;
+  await input.uploadFile(photo);
+  const target = (await page.waitForSelector('::-p-aria([name="Convert to"][role="combobox"])')) as ElementHandle<HTMLSelectElement>;
+  await page.waitForFunction((s) => [...s.options].some((o) => o.value === 'webp'), {}, target);
+  await target.select('webp');
   await page.locator('::-p-aria([name="Convert"][role="button"])').click();
   const download = await page.waitForSelector('::-p-aria([name="Download"][role="link"])', { timeout: 120_000 });
   await page.screenshot({ path: `${SCREENSHOTS_DIR}/console-convert.png` });
