@@ -55,6 +55,17 @@ describe('the console build', () => {
   });
 });
 
+describe('the console’s size as the README and docs/using/console.md give it', () => {
+  it('is within a fifth of the built script and style sheet, brotli', () => {
+    const built = Object.values(manifest.sizes).reduce((sum, s) => sum + s.br, 0) / 1024;
+    for (const page of ['README.md', 'docs/using/console.md']) {
+      const stated = /console is about (\d+) KB/.exec(readFileSync(page, 'utf8'));
+      expect(stated, `${page} states the console's size`).not.toBeNull();
+      expect(Math.abs(Number(stated![1]) - built) / built, `${page} says ${stated![1]} KB; the build is ${built.toFixed(1)} KB brotli`).toBeLessThan(0.2);
+    }
+  });
+});
+
 describe('the console assets function', () => {
   const handler = consoleAssetsHandler({ dir: '', logger });
 
