@@ -37,6 +37,21 @@ const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 /** Client ids are 24 hex characters: unguessable enough not to invite enumeration, short enough to type. */
 const CLIENT_ID = /^[0-9a-f]{24}$/;
 
+/** A client's stored record (the listing keys added), as registered now. */
+export function clientRecord(fields: Pick<ClientRecord, 'id' | 'name' | 'redirectUris' | 'public' | 'implicit' | 'secretHash' | 'sandbox'>): ClientRecord {
+  const createdAt = new Date().toISOString();
+  const { secretHash, sandbox, ...rest } = fields;
+  return {
+    ...clientKey(fields.id),
+    gsi1pk: 'oauthclients',
+    gsi1sk: `${createdAt}#${fields.id}`,
+    ...rest,
+    ...(secretHash ? { secretHash } : {}),
+    ...(sandbox ? { sandbox: true } : {}),
+    createdAt,
+  };
+}
+
 export class OAuthClients {
   constructor(private readonly store: StateStore) {}
 
@@ -52,20 +67,15 @@ export class OAuthClients {
     }
     const id = randomBytes(12).toString('hex');
     const secret = opts.public ? undefined : `ocs_${randomBytes(32).toString('base64url')}`;
-    const createdAt = new Date().toISOString();
-    const client: ClientRecord = {
-      ...clientKey(id),
-      gsi1pk: 'oauthclients',
-      gsi1sk: `${createdAt}#${id}`,
+    const client = clientRecord({
       id,
       name,
       redirectUris: [...new Set(opts.redirectUris)],
       public: opts.public ?? false,
       implicit: opts.implicit ?? false,
-      ...(secret ? { secretHash: sha256(secret).toString('hex') } : {}),
-      ...(opts.sandbox ? { sandbox: true } : {}),
-      createdAt,
-    };
+      secretHash: secret ? sha256(secret).toString('hex') : undefined,
+      sandbox: opts.sandbox,
+    });
     await this.store.put(client, { condition: { exists: false } });
     return { client, secret };
   }

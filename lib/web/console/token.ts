@@ -8,7 +8,7 @@
  */
 import type { StateStore } from '../../adapters/state/port.js';
 import { FILE_API_SCOPES } from '../../access/auth/scopes.js';
-import { clientKey, type ClientRecord } from '../../access/oauth/clients.js';
+import { clientKey, clientRecord, type ClientRecord } from '../../access/oauth/clients.js';
 import type { TokenStore } from '../../access/oauth/tokens.js';
 
 /** The console client's id ("console" in hex, padded to the 24 hex digits of every client id). */
@@ -24,20 +24,15 @@ export const isConsoleClient = (clientId: string) => clientId === CONSOLE_CLIENT
 export async function ensureConsoleClient(store: StateStore, sandbox = false): Promise<void> {
   const id = sandbox ? CONSOLE_SANDBOX_CLIENT_ID : CONSOLE_CLIENT_ID;
   if (await store.get<ClientRecord>(clientKey(id))) return;
-  const createdAt = new Date().toISOString();
-  const client: ClientRecord = {
-    ...clientKey(id),
-    gsi1pk: 'oauthclients',
-    gsi1sk: `${createdAt}#${id}`,
+  const client = clientRecord({
     id,
     name: sandbox ? `${CONSOLE_CLIENT_NAME}, sandbox` : CONSOLE_CLIENT_NAME,
     // No redirect URI: it never takes part in the authorization endpoint's flow.
     redirectUris: [],
     public: true,
     implicit: false,
-    ...(sandbox ? { sandbox: true } : {}),
-    createdAt,
-  };
+    sandbox,
+  });
   try {
     await store.put(client, { condition: { exists: false } });
   } catch {
