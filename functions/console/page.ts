@@ -1,6 +1,6 @@
 /**
  * The console's page and its session endpoints (the app itself is console/src, served by
- * functions/console/assets.ts):
+ * functions/console/assets.ts), and the service's root page (`/`), which links to it:
  * - GET /console and GET /console/{page+}: the app's shell for a signed-in browser; otherwise the
  *   sign-in form of the account page, which comes back here.
  * - POST /console/token: an access token of the session's user for the API (lib/web/console/token.ts),
@@ -17,7 +17,7 @@ import { uploadOrigins } from '#lib/wiring/files.js';
 import { signInDeps, tokenStore } from '#lib/wiring/auth.js';
 import { stateStore } from '#lib/wiring/clients.js';
 import { readConsoleManifest } from '#lib/web/console/assets.js';
-import { consoleShell, socketAddress } from '#lib/web/console/shell.js';
+import { consoleShell, homePage, socketAddress } from '#lib/web/console/shell.js';
 import { signInLinkValid } from '#lib/web/console/sign-in-link.js';
 import { consoleAccessToken, revokeConsoleTokens } from '#lib/web/console/token.js';
 import { errorPage, renderPageError, seeOther } from '#lib/web/html.js';
@@ -90,6 +90,7 @@ async function linkSignIn(req: HttpRequest): Promise<HttpResponse> {
 export const handler = route({ render: renderPageError, body: 'raw' }, async (req) => {
   if (req.method === 'POST' && req.path === '/console/token') return token(req);
   if (req.method === 'POST' && req.path === '/console/sign-out') return signOut(req);
+  if (req.method === 'GET' && req.path === '/') return homePage();
   if (req.method === 'GET' && req.path === '/console/sign-in') return linkSignIn(req);
   if (req.method === 'GET') return show(req);
   return errorPage(405, 'Not allowed', 'The console answers GET, and POST at /console/token and /console/sign-out.');

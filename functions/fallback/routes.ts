@@ -22,6 +22,7 @@ export const ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ['GET', '/.well-known/oauth-authorization-server'],
   ['GET', '/account'],
   ['POST', '/account'],
+  ['GET', '/'],
   ['GET', '/console'],
   ['GET', '/console/{page+}'],
   ['POST', '/console/token'],

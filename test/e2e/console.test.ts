@@ -49,6 +49,19 @@ describe('the console', () => {
     }
   });
 
+  it('is linked from the service root', async () => {
+    const { page, violations } = await openConsole(harness);
+    try {
+      await page.goto(`${harness.platform.baseUrl}/`, { waitUntil: 'load' });
+      await page.locator('::-p-aria([name="Console"][role="link"])').click();
+      await page.waitForFunction(() => document.querySelector('main h1')?.textContent === 'Convert');
+      expect(new URL(page.url()).pathname).toBe('/console');
+      expect(await violations()).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('shows the password form to a browser that is not signed in, and refuses a wrong link', async () => {
     const context = await harness.browser.createBrowserContext();
     const page = await context.newPage();

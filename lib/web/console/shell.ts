@@ -4,7 +4,7 @@
  * script). Its Content-Security-Policy allows scripts and styles from this service only, and
  * connections to this service, its live-events socket and the storage that upload forms post to.
  */
-import { html, Html, PAGE_HEADERS } from '../html.js';
+import { html, Html, page, PAGE_HEADERS } from '../html.js';
 import { trimEnd } from '../../kernel/text.js';
 import type { HttpResponse } from '../../http/types.js';
 import { CONSOLE_ASSETS_PATH, type ConsoleManifest } from './assets.js';
@@ -53,4 +53,17 @@ export function consoleShell(opts: { manifest: ConsoleManifest; config: ShellCon
     headers: { ...PAGE_HEADERS, 'content-security-policy': consoleCsp(opts.connect), ...opts.headers },
     body: doc.value,
   };
+}
+
+/** The service's root (`/`): what is here, for a person who opened the base URL in a browser. */
+export function homePage(): HttpResponse {
+  const body = html`<h1>This service</h1>
+<p>A file-processing API in the CloudConvert v2 dialect, a creature GraphQL server, and Google-dialect label limits and migration assessment.</p>
+<ul>
+<li><a href="/console">Console</a>: convert files, follow jobs, build a job and copy it as code, manage keys</li>
+<li><a href="/graphql">GraphQL explorer</a></li>
+<li><a href="/account">Account</a>: sign-in, usage, authorized applications</li>
+</ul>
+<p class="muted">The file API is at <code>/v2</code> (<code>Authorization: Bearer &lt;key&gt;</code>), OAuth 2.0 at <code>/oauth/authorize</code>.</p>`;
+  return page({ title: 'api-platform', body });
 }
