@@ -130,20 +130,34 @@ async function tabTo(page: Page, want: (f: Focused) => boolean, passed: Focused[
   throw new Error(`Tab never reached the element; passed: ${passed.map((p) => `${p.tag} ${p.text}`).join(' | ')}`);
 }
 
+/** A finished PNG → WEBP job of the development key, made through the API. */
+async function finishedJob(): Promise<string> {
+  const made = await api<{ data: { id: string } }>('POST', '/v2/jobs', {
+    tag: 'a11y',
+    tasks: {
+      file: { operation: 'import/base64', file: (await pngOf()).toString('base64'), filename: 'sky.png' },
+      convert: { operation: 'convert', input: 'file', input_format: 'png', output_format: 'webp' },
+      out: { operation: 'export/url', input: 'convert' },
+    },
+  });
+  const done = await api<{ data: { status: string } }>('GET', `/v2/jobs/${made.data.id}/wait`);
+  expect(done.data.status).toBe('finished');
+  return made.data.id;
+}
+
+async function addBuilderTasks(page: Page): Promise<void> {
+  for (const operation of ['import/url', 'convert']) {
+    const select = await page.waitForSelector(`${aria('Operation', 'combobox')}:not([disabled])`);
+    await select!.select(operation);
+    await page.locator(aria('Add task', 'button')).click();
+  }
+  await page.waitForSelector('#task-2');
+}
+
 describe('the console’s accessibility', () => {
   it('Jobs, a finished job’s page, the Job builder with two tasks and Account pass axe’s WCAG 2.2 AA rules in light and dark', async () => {
-    const made = await api<{ data: { id: string } }>('POST', '/v2/jobs', {
-      tag: 'a11y',
-      tasks: {
-        file: { operation: 'import/base64', file: (await pngOf()).toString('base64'), filename: 'sky.png' },
-        convert: { operation: 'convert', input: 'file', input_format: 'png', output_format: 'webp' },
-        out: { operation: 'export/url', input: 'convert' },
-      },
-    });
-    const jobId = made.data.id;
+    const jobId = await finishedJob();
     const failures: string[] = [];
-    const done = await api<{ data: { status: string } }>('GET', `/v2/jobs/${jobId}/wait`);
-    expect(done.data.status).toBe('finished');
 
     const jobs = await openConsole(harness, '/console/jobs');
     try {
@@ -167,12 +181,7 @@ describe('the console’s accessibility', () => {
     const builder = await openConsole(harness, '/console/builder');
     try {
       const { page } = builder;
-      for (const operation of ['import/url', 'convert']) {
-        const select = await page.waitForSelector(`${aria('Operation', 'combobox')}:not([disabled])`);
-        await select!.select(operation);
-        await page.locator(aria('Add task', 'button')).click();
-      }
-      await page.waitForSelector('#task-2');
+      await addBuilderTasks(page);
       await auditBoth(page, '/console/builder', failures);
       await expectClean(builder);
     } finally {
@@ -282,5 +291,45 @@ describe('the console’s accessibility', () => {
       await page.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 240_000);
+
+  it('every control of Jobs, a job’s page, the builder and Account is reached with Tab and shows a focus outline of 3:1 or more, light and dark', async () => {
+    const jobId = await finishedJob();
+    const pages: Array<[string, (page: Page) => Promise<unknown>]> = [
+      ['/console/jobs', (page) => page.waitForFunction(() => document.querySelector('table[aria-label="Jobs"] tbody')?.textContent?.includes('a11y'))],
+      [`/console/jobs/${jobId}`, (page) => page.waitForSelector('ol[aria-label="Tasks"] li')],
+      ['/console/builder', addBuilderTasks],
+      ['/console/account', (page) => page.locator(aria('Create key', 'button')).wait()],
+    ];
+    const weak: string[] = [];
+    for (const [to, ready] of pages) {
+      const c = await openConsole(harness, to);
+      try {
+        await ready(c.page);
+        for (const scheme of SCHEMES) {
+          await c.page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: scheme }]);
+          // Back to the top of the page: the skip link, then Shift+Tab out of the page before it.
+          await c.page.evaluate(() => document.querySelector<HTMLElement>('a.skip')?.focus());
+          await c.page.keyboard.down('Shift');
+          await c.page.keyboard.press('Tab');
+          await c.page.keyboard.up('Shift');
+          const seen: Focused[] = [];
+          // Round the page once: from the skip link until the focus leaves the page or comes back to it.
+          for (let i = 0; i < 400; i++) {
+            await c.page.keyboard.press('Tab');
+            const now = await focused(c.page);
+            if (now.tag === 'body' || (seen.length > 0 && now.text === 'Skip to the page')) break;
+            seen.push(now);
+          }
+          expect(seen[0]?.text, `${to}: the first Tab`).toBe('Skip to the page');
+          expect(seen.length, `${to}: controls reached`).toBeGreaterThan(6);
+          for (const f of seen) if (!f.visible || f.contrast < 3) weak.push(`${to} (${scheme}): ${f.tag}#${f.id} "${f.text.slice(0, 40)}" contrast ${f.contrast}`);
+        }
+        await expectClean(c);
+      } finally {
+        await c.page.close();
+      }
+    }
+    expect(weak, weak.join('\n')).toEqual([]);
   }, 240_000);
 });
