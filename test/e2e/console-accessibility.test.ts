@@ -5,7 +5,7 @@
  * included) in both the light and the dark colour scheme; a keyboard-only walk (the skip link first,
  * the whole Convert flow without the mouse, a visible focus on every control tabbed to, the navigation
  * moving focus to the new page's heading); and the live regions (progress and finish announced through
- * role=status, errors as role=alert).
+ * role=status, a failed task's message and code as role=alert, audited too).
  *
  * axe's source is evaluated through the DevTools protocol (puppeteer's page.evaluate), which the page's
  * Content-Security-Policy does not govern: no <script> is added and the policy is neither weakened nor
@@ -332,4 +332,37 @@ describe('the console’s accessibility', () => {
     }
     expect(weak, weak.join('\n')).toEqual([]);
   }, 240_000);
+
+  it('a failed conversion is announced: the file’s status says Failed. and the task’s message and code are an alert', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'console-a11y-bad-'));
+    writeFileSync(path.join(dir, 'bad.png'), 'this is not a PNG');
+    const c = await openConsole(harness);
+    const { page } = c;
+    try {
+      const input = (await page.waitForSelector('input[type="file"]')) as ElementHandle<HTMLInputElement>;
+      await input.uploadFile(path.join(dir, 'bad.png'));
+      const select = (await page.waitForSelector(aria('Convert to', 'combobox'))) as ElementHandle<HTMLSelectElement>;
+      await page.waitForFunction((el) => [...el.options].some((o) => o.value === 'webp'), {}, select);
+      await select.select('webp');
+      await (await page.waitForSelector(aria('Convert', 'button')))!.focus();
+      await page.keyboard.press('Enter');
+      const link = await page.waitForSelector(aria('Job of bad.png', 'link'));
+      const jobId = (await link!.evaluate((a) => (a as HTMLAnchorElement).pathname)).split('/').pop()!;
+      const alert = await page.waitForSelector('.convert-file [role="alert"]', { timeout: 60_000 });
+      const job = await api<{ data: { tasks: Array<{ operation: string; status: string; message: string; code: string }> } }>('GET', `/v2/jobs/${jobId}`);
+      const failed = job.data.tasks.find((t) => t.status === 'error' && t.operation === 'convert')!;
+      const said = await alert!.evaluate((a) => a.textContent ?? '');
+      expect(said).toContain(failed.message);
+      expect(said).toContain(failed.code);
+      expect(await page.$eval('.convert-file [role="status"]', (s) => s.textContent)).toBe('Failed.');
+      // The error's colours meet the contrast rules too.
+      const failures: string[] = [];
+      await auditBoth(page, '/console with a failed conversion', failures);
+      expect(failures.join('\n\n'), 'axe found violations').toBe('');
+      await expectClean(c);
+    } finally {
+      await page.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
