@@ -1,5 +1,5 @@
 /** The console's frame: the navigation, the signed-in user, and the page of the current route. */
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { signOut } from './api';
 import type { ConsoleConfig } from './config';
 import { Link, useRoute, type Route } from './router';
@@ -42,12 +42,22 @@ function Page({ route }: { route: Route }) {
   }
 }
 
+/** Focuses the current page's heading (each page's <h1 tabIndex={-1}>), or else the main region. */
+function focusHeading(): void {
+  const target = document.querySelector<HTMLElement>('main h1') ?? document.querySelector<HTMLElement>('main');
+  target?.focus();
+}
+
 export function App({ config }: { config: ConsoleConfig }) {
   const route = useRoute();
+  const first = useRef(true);
   useEffect(() => {
     document.title = `${TITLES[route.page]} · Console`;
-    // Move focus to the new page's heading, so a screen reader announces the change.
-    document.querySelector<HTMLElement>('main h1')?.focus();
+    // After a navigation, focus moves to the new page's heading, so a screen reader announces the
+    // change. Not on the first load: the focus stays at the top of the document, so that the first Tab
+    // reaches the skip link, as on any page the browser loads.
+    if (first.current) first.current = false;
+    else focusHeading();
   }, [route]);
   const nav: Array<[string, string, Route['page'][]]> = [
     ['', 'Convert', ['convert']],
@@ -57,7 +67,16 @@ export function App({ config }: { config: ConsoleConfig }) {
   ];
   return (
     <>
-      <a class="skip" href="#content">
+      <a
+        class="skip"
+        href="#content"
+        onClick={(e) => {
+          // The fragment alone would only move the caret; the heading takes the focus instead, so the
+          // next Tab is the page's first control and a screen reader reads where it landed.
+          e.preventDefault();
+          focusHeading();
+        }}
+      >
         Skip to the page
       </a>
       <header class="top">
@@ -79,7 +98,7 @@ export function App({ config }: { config: ConsoleConfig }) {
           </button>
         </div>
       </header>
-      <main id="content">
+      <main id="content" tabIndex={-1}>
         <Page route={route} />
       </main>
     </>

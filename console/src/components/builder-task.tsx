@@ -153,10 +153,10 @@ export function TaskEditor(props: TaskEditorProps) {
       )}
       <div class="actions">
         <button type="button" id={`${id}-up`} class="secondary" aria-label={`Move ${task.name} up`} disabled={index === 0} onClick={() => props.onMove(-1)}>
-          Move up
+          Move {task.name} up
         </button>
         <button type="button" id={`${id}-down`} class="secondary" aria-label={`Move ${task.name} down`} disabled={index === count - 1} onClick={() => props.onMove(1)}>
-          Move down
+          Move {task.name} down
         </button>
         <button type="button" class="danger" aria-label={`Remove ${task.name}`} onClick={props.onRemove}>
           Remove

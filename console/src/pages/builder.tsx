@@ -164,7 +164,7 @@ export function BuilderPage() {
 
       <section aria-labelledby="builder-json-heading">
         <h2 id="builder-json-heading">The job</h2>
-        <pre aria-label="Job JSON" tabIndex={0}>
+        <pre role="region" aria-label="Job JSON" tabIndex={0}>
           <code>{JSON.stringify(job, null, 2)}</code>
         </pre>
         <CodeTabs job={job} base={base} />
