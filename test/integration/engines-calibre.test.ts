@@ -232,8 +232,9 @@ calibre.describe('bad input, bombs and limits', () => {
   });
 
   calibre.it('stops a conversion at MAX_EBOOK_SECONDS', async () => {
-    // About 300 KB of text: calibre takes seconds over it, the limit set here is one.
-    const paragraphs = Array.from({ length: 400 }, (_, i) => `${FIRST} ${i}. ${SECOND.repeat(12)}`).join('\n\n');
+    // About 2 MB of text: calibre takes some 4 s over it (300 KB took 0.9 s, too near the limit set
+    // here, one second, on a fast machine), so the limit stops it.
+    const paragraphs = Array.from({ length: 4000 }, (_, i) => `${FIRST} ${i}. ${SECOND.repeat(12)}`).join('\n\n');
     const t = await limited.run({ src: base64(Buffer.from(paragraphs), 'long.txt'), out: convert('src', 'epub') });
     expect(t.out).toMatchObject({ status: 'error', code: 'CONVERSION_FAILED' });
     expect(t.out!.message).toContain('MAX_EBOOK_SECONDS');
