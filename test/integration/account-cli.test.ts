@@ -56,7 +56,7 @@ const accountsOf = (store: DynamoStateStore) => new Accounts(store, { username: 
 describe('npm run users, oauth and keys', () => {
   it('creates accounts with a password shown once or read from stdin, refuses a taken e-mail, and disables', async () => {
     const made = await tool('users', ['create', '--email', 'Ann@Example.com', '--name', 'Ann']);
-    expect(made.code).toBe(0);
+    expect(made.code, made.stderr).toBe(0);
     const password = made.stdout.trim();
     expect(password).toMatch(/^[\w-]{20}$/);
     expect(made.stderr).toContain('created user 2 (ann@example.com)');
