@@ -25,7 +25,9 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function tool(name: 'users' | 'oauth' | 'keys' | 'sandbox', args: string[], stdin?: string) {
   const run = promisify(execFile);
   const child = run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // An operator's shell: not the settings other test files left in this worker's environment (a
+    // whole run once gave the tool a table it had not made; alone it never failed).
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, DATA_DIR: dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   });
   if (stdin !== undefined) child.child.stdin!.end(stdin);
   else child.child.stdin!.end();
