@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import JSZip from 'jszip';
+import { handmadeEpub } from '../support/ebook-writers.js';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
@@ -29,19 +30,8 @@ type Ran = ConvertedJob;
 const run = (bytes: Buffer, filename: string, to: string) => convertJob(cc, bytes, filename, to);
 
 // The inputs, each made by a library that is not the engine that converts it.
-/** An EPUB 3 written by hand: the mimetype first and stored, the container, the package, one chapter. */
-async function epub(): Promise<Buffer> {
-  const zip = new JSZip();
-  zip.file('mimetype', 'application/epub+zip', { compression: 'STORE' });
-  zip.file('META-INF/container.xml', '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>');
-  zip.file(
-    'OEBPS/book.opf',
-    '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:4c1b8a52-30e4-4f0e-9d1e-000000000030</dc:identifier><dc:title>Tides</dc:title><dc:language>en</dc:language><meta property="dcterms:modified">2026-11-27T00:00:00Z</meta></metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>',
-  );
-  zip.file('OEBPS/nav.xhtml', '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Tides</title></head><body><nav epub:type="toc"><ol><li><a href="c1.xhtml">Tides</a></li></ol></nav></body></html>');
-  zip.file('OEBPS/c1.xhtml', '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Tides</title></head><body><h1>Tides</h1><p>The moon pulls the seawater twice a day.</p></body></html>');
-  return zip.generateAsync({ type: 'nodebuffer', mimeType: 'application/epub+zip' });
-}
+/** An EPUB 3 written by hand (test/support/ebook-writers.ts), one chapter. */
+const epub = () => handmadeEpub({ title: 'Tides', chapter: '<h1>Tides</h1><p>The moon pulls the seawater twice a day.</p>' });
 
 const SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100"><rect x="0" y="0" width="100" height="100" fill="#d00000"/><text x="110" y="55" font-family="DejaVu Sans" font-size="14">Vectorword</text></svg>';

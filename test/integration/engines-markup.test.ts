@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import JSZip from 'jszip';
+import { handmadeEpub } from '../support/ebook-writers.js';
 import mammoth from 'mammoth';
 import { marked } from 'marked';
 import { DOMParser } from '@xmldom/xmldom';
@@ -76,19 +77,7 @@ async function odt(): Promise<Buffer> {
   return zip.generateAsync({ type: 'nodebuffer' });
 }
 
-async function epub(chapter = `<h1>Alpha</h1><p>${TEXT}</p>`): Promise<Buffer> {
-  const zip = new JSZip();
-  zip.file('mimetype', 'application/epub+zip', { compression: 'STORE' });
-  zip.file('META-INF/container.xml', '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>');
-  zip.file(
-    'content.opf',
-    '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:0</dc:identifier><dc:title>Book</dc:title><dc:language>en</dc:language></metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>',
-  );
-  const page = (body: string) => `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>c</title></head><body>${body}</body></html>`;
-  zip.file('nav.xhtml', page('<nav epub:type="toc"><ol><li><a href="c1.xhtml">Alpha</a></li></ol></nav>'));
-  zip.file('c1.xhtml', page(chapter));
-  return zip.generateAsync({ type: 'nodebuffer' });
-}
+const epub = (chapter = `<h1>Alpha</h1><p>${TEXT}</p>`) => handmadeEpub({ title: 'Book', chapter, identifier: '0' });
 
 async function docx(image?: Buffer): Promise<Buffer> {
   const children = [new Paragraph({ heading: HeadingLevel.HEADING_1, children: [new TextRun('Alpha')] }), new Paragraph({ children: [new TextRun(TEXT)] })];
