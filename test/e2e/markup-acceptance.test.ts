@@ -55,7 +55,8 @@ withPandoc.describe('markup through the SDK (pandoc, and Chromium for PDF)', () 
   }, 240_000);
   afterAll(async () => {
     await platform?.stop();
-    await new Promise<void>((resolve) => loopback?.close(() => resolve()));
+    // Skipped (no pandoc), the suite made no server: waiting on its close would never end.
+    if (loopback) await new Promise<void>((resolve) => loopback!.close(() => resolve()));
     rmSync(dataDir, { recursive: true, force: true });
   });
 
