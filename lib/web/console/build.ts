@@ -7,7 +7,7 @@
  *
  * Never imported by a function.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,9 @@ export async function buildConsoleAssets(dir = path.join(ROOT, CONSOLE_ASSETS_DI
     platform: 'browser',
     jsx: 'automatic',
     jsxImportSource: 'preact',
-    entryNames: '[name]-[hash]',
+    // Named below by a hash of the bytes themselves: esbuild's [hash] also covers the inputs' paths,
+    // so a checkout whose node_modules lies elsewhere would name the same bytes differently.
+    entryNames: '[name]',
     outdir: dir,
     legalComments: 'none',
     define: { 'process.env.NODE_ENV': '"production"' },
@@ -50,8 +52,9 @@ export async function buildConsoleAssets(dir = path.join(ROOT, CONSOLE_ASSETS_DI
   await mkdir(dir, { recursive: true });
   const manifest: ConsoleManifest = { script: '', style: '', sizes: {} };
   for (const file of result.outputFiles) {
-    const name = path.basename(file.path);
     const bytes = Buffer.from(file.contents);
+    const ext = path.extname(file.path);
+    const name = `console-${createHash('sha256').update(bytes).digest('hex').slice(0, 12).toUpperCase()}${ext}`;
     const [br, gzipped] = await Promise.all([
       brotli(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
       gz(bytes, { level: 9 }),
