@@ -29,11 +29,19 @@
  *
  * The static ffprobe is packed with brotli wherever a zip carries it (`PACKED`,
  * serverless-packed-binaries.cjs): 54 MB fewer unzipped bytes in the media and image engine functions.
+ *
+ * serverless-esbuild stages each zip in a folder of the system's temporary directory
+ * (`<function>-<pid>-<ms>-<8 hex>`) and means to remove it afterwards, but its removal is not recursive
+ * and fails quietly on the full folder: every `serverless package` left some 3 GB behind (the engines'
+ * node_modules, once per function), and a few CI runs filled the disk. This plugin removes the folders of
+ * its own process (`removeZipStaging`), once the zips are made and again when the process exits.
  */
 'use strict';
 
 const { Buffer } = require('node:buffer');
-const { readFileSync, writeFileSync } = require('node:fs');
+const { readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const path = require('node:path');
 const { invokesItsEngines } = require('./serverless-engine-functions.cjs');
 const { NONE, PACKED, packEntry } = require('./serverless-packed-binaries.cjs');
 
@@ -125,6 +133,22 @@ function repack(file, drop = NEVER_LOADED, pack = NONE) {
   return result;
 }
 
+/**
+ * Removes the folders in which serverless-esbuild staged the zips of process `pid` (this one by default):
+ * `<function>-<pid>-<epoch ms>-<8 hex>` directly in the temporary directory. Returns their names.
+ */
+function removeZipStaging(pid = process.pid, dir = tmpdir()) {
+  const staging = new RegExp(`^[\\w.-]+-${Number(pid)}-\\d{10,}-[0-9a-f]{8}$`);
+  let names;
+  try {
+    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && staging.test(e.name)).map((e) => e.name);
+  } catch {
+    return [];
+  }
+  for (const name of names) rmSync(path.join(dir, name), { recursive: true, force: true });
+  return names;
+}
+
 class LambdaPackage {
   constructor(serverless, _options, { log } = {}) {
     process.env.npm_config_os = 'linux';
@@ -132,7 +156,14 @@ class LambdaPackage {
     process.env.npm_config_libc = 'glibc';
     this.serverless = serverless;
     this.log = log;
-    this.hooks = { 'after:package:createDeploymentArtifacts': () => this.repackArtifacts() };
+    this.hooks = {
+      'after:package:createDeploymentArtifacts': () => {
+        removeZipStaging();
+        this.repackArtifacts();
+      },
+      'after:deploy:function:packageFunction': () => removeZipStaging(),
+    };
+    process.once('exit', () => removeZipStaging());
   }
 
   /** Each artifact rewritten once, by the rule of the functions it holds (the one that keeps more if they differ). */
@@ -157,6 +188,7 @@ class LambdaPackage {
 
 module.exports = LambdaPackage;
 module.exports.repack = repack;
+module.exports.removeZipStaging = removeZipStaging;
 module.exports.NEVER_LOADED = NEVER_LOADED;
 module.exports.ENGINELESS = ENGINELESS;
 module.exports.PACKED = PACKED;

@@ -7,7 +7,7 @@
 import { ZipArchive } from 'archiver';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,8 +20,9 @@ const LambdaPackage = createRequire(import.meta.url)('../../scripts/serverless-l
   repack(file: string, drop?: RegExp, pack?: RegExp): { changed: number; dropped: number; droppedBytes: number; packed: number; packedSaved: number };
   NEVER_LOADED: RegExp;
   PACKED: RegExp;
+  removeZipStaging(pid?: number, dir?: string): string[];
 };
-const { repack, NEVER_LOADED, PACKED } = LambdaPackage;
+const { repack, NEVER_LOADED, PACKED, removeZipStaging } = LambdaPackage;
 
 let dir: string;
 beforeAll(async () => {
@@ -153,5 +154,19 @@ describe('the packaging plugin', () => {
   it('keeps the engines of a process function that runs them (ENGINE_ISOLATION=inline)', async () => {
     const { kept } = await packaged('inline');
     expect(await kept('processMedia')).toEqual(loaded.flatMap((e) => (PACKED.test(e.name) ? [`${e.name}.br`, `${e.name}.sha256`] : [e.name])).sort());
+  });
+});
+
+describe("the bundler's zip staging folders", () => {
+  it("are removed, the full ones too, and only this process's", async () => {
+    const temp = path.join(dir, 'temp');
+    const mine = [`processPdf-${process.pid}-1795822349958-86e3bb99`, `engine.pdf_x-${process.pid}-1795822351238-985a1f80`];
+    const others = [`processPdf-${process.pid + 1}-1795822349958-86e3bb99`, `processPdf-${process.pid}-notes`, `lambda-package-${process.pid}`];
+    for (const name of [...mine, ...others]) {
+      await mkdir(path.join(temp, name, 'node_modules', 'sharp'), { recursive: true });
+      await writeFile(path.join(temp, name, 'node_modules', 'sharp', 'index.js'), 'module.exports = 1;');
+    }
+    expect(removeZipStaging(process.pid, temp).sort()).toEqual([...mine].sort());
+    expect((await readdir(temp)).sort()).toEqual([...others].sort());
   });
 });
