@@ -61,7 +61,9 @@ function inWorker(moduleFile: string, family: string, request: EngineRequest, en
     const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(0, request.deadline - Date.now()) + 5_000);
     child.once('message', (message) => settle(message as EngineResponse));
     child.once('error', (err) => settle({ ok: false, error: `the engine worker could not start: ${err.message}` }));
-    child.once('exit', (code, signal) => settle({ ok: false, error: `the engine worker ended (${signal ?? code}) without an answer` }));
+    // 'close', not 'exit': the worker exits as soon as its answer is written, and under load 'exit' can
+    // come before the answer is read from the channel; 'close' waits for the channel too.
+    child.once('close', (code, signal) => settle({ ok: false, error: `the engine worker ended (${signal ?? code}) without an answer` }));
     child.send(request);
   });
 }
