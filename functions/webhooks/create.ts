@@ -36,7 +36,7 @@ export const handler = fileApiRoute({ scope: 'webhook.write', bodyRequired: true
   }
   const keyIds = req.body.api_key_ids ?? [];
   if (keyIds.length) {
-    const mine = new Set((await apiKeys().list()).filter((k) => k.userId === req.principal.userId && !k.revokedAt && (k.sandbox === true) === req.principal.sandbox).map((k) => k.keyId));
+    const mine = new Set((await apiKeys().allOf(req.principal.userId)).filter((k) => !k.revokedAt && (k.sandbox === true) === req.principal.sandbox).map((k) => k.keyId));
     const unknown = keyIds.filter((id) => !mine.has(id));
     if (unknown.length) throw invalid('The given data was invalid.', { api_key_ids: unknown.map((id) => `There is no API key with id ${id}.`) });
   }

@@ -23,6 +23,8 @@ let cc: ReturnType<typeof cloudConvertClient>;
 let receiver: Receiver;
 /** A second API key of the same user, and the SDK with it. */
 let second: { key: string; keyId: string; cc: ReturnType<typeof cloudConvertClient> };
+/** Key ids a webhook of user 1 may not name: another user's key, and a revoked key of user 1. */
+let notMine: { otherUsers: string; revoked: string };
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -38,6 +40,11 @@ beforeAll(async () => {
   );
   const { key, record } = await new ApiKeys(state).create({ scopes: ['task.read', 'task.write', 'webhook.read', 'webhook.write'], name: 'second' });
   second = { key, keyId: record.keyId, cc: cloudConvertClient(key, platform.baseUrl) };
+  const keys = new ApiKeys(state);
+  const otherUsers = (await keys.create({ scopes: ['task.read'], name: 'user 2', userId: 2 })).record.keyId;
+  const revoked = (await keys.create({ scopes: ['task.read'], name: 'revoked' })).record.keyId;
+  await keys.revokeOf(1, revoked);
+  notMine = { otherUsers, revoked };
 });
 afterAll(async () => {
   await platform?.stop();
@@ -111,6 +118,9 @@ describe('webhook settings', () => {
     const unknownKey = await api('POST', 'webhooks', { url: `${receiver.url}/x`, events: ['job.finished'], api_key_ids: ['0123456789abcdef'] });
     expect(unknownKey.status).toBe(422);
     expect(unknownKey.body.errors.api_key_ids).toHaveLength(1);
+    const notOwn = await api('POST', 'webhooks', { url: `${receiver.url}/x`, events: ['job.finished'], api_key_ids: [second.keyId, notMine.otherUsers, notMine.revoked] });
+    expect(notOwn.status).toBe(422);
+    expect(notOwn.body.errors.api_key_ids).toEqual([`There is no API key with id ${notMine.otherUsers}.`, `There is no API key with id ${notMine.revoked}.`]);
   });
 });
 
