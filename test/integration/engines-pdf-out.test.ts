@@ -133,6 +133,12 @@ describe('pdf → txt', () => {
     expect(text).toContain('Second Section');
     expect(text).toContain('And a closing paragraph.');
   });
+
+  it('reads the last pages of a 1,000-page document (the checks before any engine pass long ordinary PDFs)', async () => {
+    const t = await h.run({ in: base64(await pagesPdf(1000), 'long.pdf'), out: convert('txt', { pages: '999-1000' }) });
+    expect(t.out!.status, t.out!.message ?? '').toBe('finished');
+    expect((await h.file(t.out!)).toString('utf8').split('\f').map((p) => p.trim())).toEqual(['Page number 999', 'Page number 1000']);
+  }, 60_000);
 });
 
 describe('pdf → html', () => {
@@ -269,8 +275,7 @@ describe('bad input', () => {
   it('stops pdf.js at MAX_PDF_TEXT_SECONDS: two hundred pages of 250 lines take it several seconds', async () => {
     const doc = await PDFDocument.create();
     const font = await doc.embedFont(StandardFonts.Helvetica);
-    // Few pages, many lines: each page is one content stream, and the checks before any engine look at
-    // each stream's dictionary (a thousand pages of a few lines are refused there, pdf-streams.ts).
+    // Few pages, many lines: what makes pdf.js slow is the text on a page.
     for (let p = 0; p < 200; p++) {
       const page = doc.addPage([300, 800]);
       for (let l = 0; l < 250; l++) page.drawText(`line ${l} of page ${p} with some words`, { x: 20, y: 790 - l * 3.1, size: 3, font });
@@ -316,11 +321,18 @@ qpdf.describe('an encrypted PDF', () => {
     try {
       writeFileSync(path.join(dir, 'in.pdf'), pdf);
       execFileSync('qpdf', ['--encrypt', 'user-secret', 'owner-secret', '256', '--', path.join(dir, 'in.pdf'), path.join(dir, 'locked.pdf')]);
-      const t = await h.run({ in: base64(readFileSync(path.join(dir, 'locked.pdf')), 'locked.pdf'), out: convert('docx') });
-      // The page count every PDF input is checked for first (engine-task.ts) cannot read it: INVALID_INPUT
-      // there; pdf.js, were it reached, says ENCRYPTED_INPUT (extract.ts).
-      expect(t.out!.status).toBe('error');
-      expect(['INVALID_INPUT', 'ENCRYPTED_INPUT']).toContain(t.out!.code);
+      // The page count every PDF input is checked for first (engine-task.ts) reads it neither with qpdf nor,
+      // without qpdf, with pdf-lib; it says why.
+      const noQpdf = await startEngineHarness({ QPDF_PATH: path.join(dir, 'no-qpdf') });
+      try {
+        for (const harness of [h, noQpdf]) {
+          const t = await harness.run({ in: base64(readFileSync(path.join(dir, 'locked.pdf')), 'locked.pdf'), out: convert('docx') });
+          expect([t.out!.status, t.out!.code]).toEqual(['error', 'ENCRYPTED_INPUT']);
+          expect(t.out!.message).toBe('locked.pdf needs a password to open; decrypt it first (pdf/decrypt), or give the password to an operation that takes one.');
+        }
+      } finally {
+        await noQpdf.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

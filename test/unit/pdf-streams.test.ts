@@ -121,6 +121,17 @@ describe('the scan of a PDF', () => {
     expect(measured.total).toBeGreaterThan(bytes.length);
   });
 
+  it('passes long ordinary documents: 1,000 pages, with and without object streams', async () => {
+    const doc = await PDFDocument.create();
+    const font = await doc.embedFont(StandardFonts.Helvetica);
+    for (let i = 0; i < 1000; i++) doc.addPage([300, 400]).drawText(`page ${i + 1}`, { x: 20, y: 360, size: 12, font });
+    for (const useObjectStreams of [true, false]) {
+      const bytes = await doc.save({ useObjectStreams });
+      const measured = await checkPdfDecodedSize('long.pdf', file(`long-${useObjectStreams}.pdf`, bytes), LIMITS);
+      expect(measured.streams).toBeGreaterThanOrEqual(1000);
+    }
+  });
+
   it('refuses past the total, naming MAX_PDF_DECODED_BYTES, and past the ratio, naming MAX_PDF_DECODED_RATIO', async () => {
     const content = deflateSync(Buffer.alloc(3_000_000, 0x20));
     const pdf = Buffer.concat([

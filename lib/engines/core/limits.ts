@@ -74,6 +74,29 @@ export async function checkPdfSignature(filename: string, file: string): Promise
 }
 
 /**
+ * Whether the file has an encryption dictionary: its trailer (or cross-reference stream, which is
+ * never encrypted or compressed) names `/Encrypt`. Read in chunks, the name looked for across their
+ * edges. Only asked after a file could not be opened, to say why.
+ */
+export async function namesEncrypt(file: string): Promise<boolean> {
+  const key = Buffer.from('/Encrypt');
+  const handle = await open(file, 'r');
+  try {
+    const chunk = Buffer.alloc(1 << 20);
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length);
+      if (bytesRead === 0) return false;
+      const seen = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      if (seen.includes(key)) return true;
+      carry = seen.subarray(seen.length - key.length + 1);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * A PDF's page count without rendering it: qpdf reads only the page tree when it is installed;
  * otherwise pdf-lib parses the document. `password` opens an input that asks for one (the pdf/…
  * operations' `password`): given to qpdf in a file of the work folder readable by this user only,
@@ -128,6 +151,10 @@ export async function checkPdfPages(
     // decrypt): the operation that was given the password opens it with qpdf and checks the page count
     // itself (lib/engines/pdf/qpdf-pages.ts); its decoded size was checked above.
     if (password !== undefined && err instanceof EngineFailure && err.code === 'INVALID_INPUT') return Number.NaN;
+    // Neither reads it and it has an encryption dictionary: say so rather than "could not be read".
+    if (err instanceof EngineFailure && err.code === 'INVALID_INPUT' && (await namesEncrypt(file))) {
+      throw new EngineFailure('ENCRYPTED_INPUT', `${filename} needs a password to open; decrypt it first (pdf/decrypt), or give the password to an operation that takes one.`, { cause: err });
+    }
     throw err;
   }
   if (pages > limits.MAX_PDF_PAGES) {

@@ -32,8 +32,10 @@ const LOOKBACK = 1 << 16;
 /**
  * The bytes the look-back at dictionaries may cover, per byte of the file and at least: a `stream`
  * keyword costs up to 16 tries over LOOKBACK bytes, so a file of keywords with nothing readable before
- * them would cost LOOKBACK times its size. An ordinary file looks back over little more than its
- * stream dictionaries; one past this is refused.
+ * them would cost LOOKBACK times its size. What is counted is what the look-back reads: the searches
+ * back (to their hit, or over the whole window when there is none) and the objects parsed from their
+ * hit to the keyword. An ordinary file looks back over little more than its stream dictionaries (a
+ * 1,000-page pdf-lib file: a few dozen bytes per stream); one past this is refused.
  */
 const LOOKBACK_WORK_PER_BYTE = 16;
 const LOOKBACK_WORK_FLOOR = 16 * 2 ** 20;
@@ -223,8 +225,13 @@ const OBJ = Buffer.from('obj');
 function dictionaryBefore(buf: Buffer, keyword: number, work: { bytes: number }): Map<string, PdfValue> | undefined {
   let at = keyword;
   for (let tries = 0; tries < 16; tries++) {
+    const searchedFrom = at;
     at = buf.lastIndexOf(OBJ, at - 1);
-    if (at < 0) return undefined;
+    if (at < 0) {
+      // The search went back over everything before it.
+      work.bytes += searchedFrom;
+      return undefined;
+    }
     // What this try may read: from its `obj` to the keyword and a little after.
     work.bytes += buf.length - at;
     if (isRegular(buf[at - 1]) || isRegular(buf[at + 3])) continue;
@@ -243,7 +250,10 @@ function dictionaryBefore(buf: Buffer, keyword: number, work: { bytes: number })
 /** Whether a `>>` comes before the keyword with only white space and comments between (a dictionary's end). */
 function afterDictionaryEnd(buf: Buffer, keyword: number, work: { bytes: number }): boolean {
   const end = buf.lastIndexOf('>>', keyword - 1, 'latin1');
-  if (end < 0) return false;
+  if (end < 0) {
+    work.bytes += keyword;
+    return false;
+  }
   work.bytes += keyword - end;
   const reader = new ObjectReader(buf, end + 2);
   reader.skipSpace();
@@ -341,10 +351,10 @@ export async function checkPdfDecodedSize(filename: string, file: string, limits
       if (isRegular(pre)) continue;
       // A dictionary before it, with only white space and comments between: pdf-lib reads a stream there.
       // (The bytes after the keyword are kept: a comment before it must not seem to end at it.)
+      // (A view of the reader's buffer, which a later read replaces but never changes.)
       const lookFrom = Math.max(0, hit - LOOKBACK);
-      const around = Buffer.from(await reader.slice(lookFrom, hit + STREAM.length + 1));
+      const around = await reader.slice(lookFrom, hit + STREAM.length + 1);
       const keyword = hit - lookFrom;
-      lookback.bytes += around.length;
       const dict = dictionaryBefore(around, keyword, lookback);
       const found = dict !== undefined || afterDictionaryEnd(around, keyword, lookback);
       if (lookback.bytes > lookbackLimit) {

@@ -17,10 +17,11 @@
  * `pdf/decrypt` removes it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineCall, EngineResult, LocalFile, Produced } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
+import { namesEncrypt } from '../core/limits.js';
 import { chosenQpdf } from './qpdf.js';
 import { runTool, ToolError, type ToolResult } from '../core/tool.js';
 import { runWasm } from '../core/wasm.js';
@@ -134,29 +135,6 @@ async function runJob(call: EngineCall<EncryptArgs>, job: Job, secrets: readonly
 
 /** The input's password, as qpdf's job options (none when none was given). */
 const inputPassword = (payload: InputPasswordArgs) => (payload.password ? { password: payload.password } : {});
-
-/**
- * Whether the file has an encryption dictionary: its trailer (or cross-reference stream, which is
- * never encrypted or compressed) names `/Encrypt`. Read in chunks, the name looked for across their
- * edges. Only asked after qpdf could not open a file, to say why.
- */
-async function namesEncrypt(file: string): Promise<boolean> {
-  const key = Buffer.from('/Encrypt');
-  const handle = await open(file, 'r');
-  try {
-    const chunk = Buffer.alloc(1 << 20);
-    let carry = Buffer.alloc(0);
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length);
-      if (bytesRead === 0) return false;
-      const seen = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-      if (seen.includes(key)) return true;
-      carry = seen.subarray(seen.length - key.length + 1);
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * Runs `work` on the input; when qpdf fails, tells a password the call lacks (or got wrong) from
