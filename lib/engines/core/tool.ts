@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Confinement } from './confine.js';
 import { findExecutable } from './probe.js';
+import { removeSpecialFiles } from './work-files.js';
 
 export class ToolError extends Error {
   override readonly name = 'ToolError';
@@ -140,8 +141,11 @@ export function runTool(file: string, args: readonly string[], opts: ToolOptions
     child.once('close', (code, signal) => {
       opts.signal.removeEventListener('abort', onAbort);
       if (opts.signal.aborted) return;
-      if (code === 0 || (code !== null && opts.okExitCodes?.includes(code))) resolve({ stdout, stderr, exitCode: code, ...(keep !== undefined ? { truncated } : {}) });
-      else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
+      // Nothing it left in its folder is a link (work-files.ts); under bubblewrap nothing of it outlives it.
+      void removeSpecialFiles(opts.workDir).then(() => {
+        if (code === 0 || (code !== null && opts.okExitCodes?.includes(code))) resolve({ stdout, stderr, exitCode: code, ...(keep !== undefined ? { truncated } : {}) });
+        else reject(new ToolError(tool, code, tail(stderr), signal ?? undefined));
+      }, reject);
     });
   });
 }

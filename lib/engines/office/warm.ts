@@ -1,19 +1,22 @@
 /**
  * runLibreOffice's warm path: the pool of this process for the call's LibreOffice and confinement
  * (pool.ts), when the settings and the machine allow one, and one job on it. The task's input is
- * copied into a folder of the worker's own and the output copied back into the call's folder; the
- * worker's folder for the job is gone before the next job starts (worker.ts).
+ * copied into a folder of the worker's own and the output copied back into the call's folder (neither
+ * following a link the worker may have left: work-files.ts); the worker's folder for the job is gone
+ * before the next job starts (worker.ts).
  *
  * Measured here (2 cores, LibreOffice 7.4, a 10-page docx to PDF): a warm conversion takes about a
  * tenth of a one-shot `soffice --convert-to`, whose start (2 s and more) dominates; see bench/office.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { copyFile, readdir } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EngineCall } from '../core/call.js';
 import { EngineFailure } from '../core/errors.js';
+import { createExclusive, openOutput } from '../core/work-files.js';
 import type { OfficeJob } from './libreoffice.js';
 import { OfficePool } from './pool.js';
 
@@ -83,7 +86,8 @@ export function convertWarm(call: EngineCall, pool: OfficePool, job: OfficeJob, 
   return pool.run(call.signal, (worker) =>
     worker.inJobDir(async (dir) => {
       const copy = path.join(dir, path.basename(input.path));
-      await copyFile(input.path, copy);
+      // The worker outlives the job and has its folder: nothing there is followed (work-files.ts).
+      await copyFile(input.path, copy, constants.COPYFILE_EXCL);
       const written = path.join(dir, `${stem}.${job.extension}`);
       const ms = pool.settings.conversionMs;
       const said = await worker.convert({ input: copy, output: written, extension: job.extension, filter: job.filter, options: job.options, filterOptions: job.filterOptions, importFilter: job.importFilter }, ms, call.signal);
@@ -95,9 +99,12 @@ export function convertWarm(call: EngineCall, pool: OfficePool, job: OfficeJob, 
       const made = existsSync(written) ? written : (await readdir(dir)).map((f) => path.join(dir, f)).find((f) => f !== copy && f.toLowerCase().endsWith(`.${job.extension.toLowerCase()}`));
       if (!made) throw damaged();
       const out = path.join(outDir, `${stem}.${job.extension}`);
-      await copyFile(made, out).catch(() => {
-        throw damaged();
-      });
+      const { handle } = await openOutput(made, dir, path.basename(out));
+      try {
+        await pipeline(handle.createReadStream({ autoClose: false }), await createExclusive(out));
+      } finally {
+        await handle.close();
+      }
       return out;
     }),
   );

@@ -5,8 +5,7 @@
  * there, stream its outputs back to storage, remove the folder. An operation module only supplies its
  * engine handlers, one per engine.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -18,6 +17,7 @@ import { engineRegistry } from './engines.js';
 import { confinement } from '../../engines/core/confine.js';
 import { OutputBound } from '../../engines/core/output-bound.js';
 import { ToolError, withWorkDir, type ToolPlace } from '../../engines/core/tool.js';
+import { createExclusive, openOutput, ownFolder } from '../../engines/core/work-files.js';
 import type { Logger } from '../../kernel/log.js';
 import { isSandbox, type FileEntry } from '../records/model.js';
 import { safeFilename } from '../../adapters/file-store/names.js';
@@ -82,9 +82,10 @@ async function download(ctx: OperationContext, file: InputFile, dir: string, ind
   const declared = formatOverride ?? formatOfFilename(file.filename);
   if (declared === 'pdf') checkPdfBytes(file.filename, file.size, ctx.config);
   const target = path.join(dir, 'in', `${index}-${safeFilename(file.filename)}`);
-  await mkdir(path.dirname(target), { recursive: true });
+  // An engine of an earlier group had this folder: nothing it left is followed or written over.
+  await ownFolder(path.dirname(target));
   const body = await ctx.open(file);
-  await pipeline(progress ? countBytes(body, file.size, progress) : body, createWriteStream(target), { signal: ctx.signal });
+  await pipeline(progress ? countBytes(body, file.size, progress) : body, await createExclusive(target), { signal: ctx.signal });
   const size = (await stat(target)).size;
   const format = declared ?? sniffFormat(await readHead(target)) ?? null;
   if (!declared && format === 'pdf') checkPdfBytes(file.filename, size, ctx.config);
@@ -266,7 +267,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
         if (!handler) throw new TaskFailure('ENGINE_UNAVAILABLE', `${op.operation} has no implementation for the engine ${choice.engine}.`);
 
         const callDir = path.join(dir, `call-${index}`);
-        await mkdir(callDir, { recursive: true });
+        await ownFolder(callDir);
         const source = inputs[0]?.filename ?? '';
         const call: EngineCall<Args> = {
           operation: op.operation,
@@ -284,7 +285,7 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           output: (filename) => path.join(callDir, 'out', safeFilename(filename)),
           names: (ext, count) => outputNames(payload.filename, source || `${op.operation.replace(/\W+/g, '-')}`, ext, count),
         };
-        await mkdir(path.join(callDir, 'out'), { recursive: true });
+        await ownFolder(path.join(callDir, 'out'));
         let result: EngineResult;
         try {
           result = await ctx.log.time('engine call', () => bound.during(() => handler(call)), { engine: choice.engine, engineVersion: choice.version, inputFormat: inputs[0]?.format ?? null });
@@ -295,7 +296,13 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
         }
         ctx.signal.throwIfAborted();
         share(0.9);
-        const sizes = await Promise.all(result.files.map(async (file) => (await stat(file.path)).size));
+        // Read only as regular files of the work folder (work-files.ts): sized first, then each opened again to store.
+        const sizes: number[] = [];
+        for (const file of result.files) {
+          const { handle, size } = await openOutput(file.path, dir, file.filename);
+          await handle.close();
+          sizes.push(size);
+        }
         await bound.beforeStoring(sizes);
         const outputBytes = Math.max(1, sizes.reduce((sum, n) => sum + n, 0));
         let stored = 0;
@@ -303,9 +310,14 @@ function runEngineOperation(op: EngineOperation): Implementation<Args> {
           const size = sizes[i]!;
           const format = formatOfFilename(file.filename);
           const progress = within(share, 0.9 + (0.1 * stored) / outputBytes, 0.9 + (0.1 * (stored + size)) / outputBytes);
-          produced.push(
-            await ctx.save(file.filename, createReadStream(file.path), { size, progress, contentType: file.contentType ?? (format ? mimeType(format) : undefined), ...(file.dir ? { dir: file.dir } : {}) }),
-          );
+          const { handle } = await openOutput(file.path, dir, file.filename);
+          try {
+            produced.push(
+              await ctx.save(file.filename, handle.createReadStream({ autoClose: false }), { size, progress, contentType: file.contentType ?? (format ? mimeType(format) : undefined), ...(file.dir ? { dir: file.dir } : {}) }),
+            );
+          } finally {
+            await handle.close();
+          }
           stored += size;
         }
         if (result.metadata) {
