@@ -81,14 +81,17 @@ function template(): Template {
 const url = (file: string) => ({ 'Fn::Join': ['', ['https://', { Ref: 'DeploymentBucket' }, `/dir/${file}`]] });
 
 let dir: string | undefined;
+/** Every folder a test made (one test may make two): all removed after it. */
+const made: string[] = [];
 afterEach(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const folder of made.splice(0)) rmSync(folder, { recursive: true, force: true });
   dir = undefined;
 });
 
 /** The split as `serverless package` leaves it, read back by the CI checks' reader. */
 async function packaged(split: Split) {
   dir = mkdtempSync(path.join(tmpdir(), 'nested-'));
+  made.push(dir);
   writeFileSync(path.join(dir, ROOT_TEMPLATE), JSON.stringify(split.root));
   for (const n of split.nested) writeFileSync(path.join(dir, n.file), JSON.stringify(n.template));
   return readPackagedStack(dir);
@@ -165,6 +168,7 @@ describe('the nested stacks plugin in the Serverless lifecycle', () => {
 
   function serverless(commands: string[]) {
     dir = mkdtempSync(path.join(tmpdir(), 'nested-plugin-'));
+    made.push(dir);
     const t = template();
     t.Resources.Fn!.Properties!.Code = { S3Bucket: { Ref: 'ServerlessDeploymentBucket' }, S3Key: 'serverless/svc/dev/1-x/fn.zip' };
     return {
