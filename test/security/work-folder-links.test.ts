@@ -84,6 +84,10 @@ describe('the service in a folder a tool had', () => {
 
     symlinkSync(outside, path.join(root, 'in'));
     await expect(ownFolder(path.join(root, 'in'))).rejects.toThrow('The folder in is not a folder');
+    // A folder on the way swapped for a link (what a running office worker could do): nothing is left outside.
+    await expect(createExclusive(path.join(root, 'in', 'next.docx'), root)).rejects.toThrow('next.docx would have been written outside its work folder');
+    expect(existsSync(path.join(outside, 'next.docx'))).toBe(false);
+    await (await createExclusive(path.join(root, 'call-in-root.txt'), root)).close();
     await ownFolder(path.join(root, 'call-1'));
     await ownFolder(path.join(root, 'call-1'));
     expect(lstatSync(path.join(root, 'call-1')).isDirectory()).toBe(true);

@@ -73,13 +73,25 @@ export async function ownFolder(folder: string): Promise<void> {
   if (!stat.isDirectory()) throw changed(`The folder ${path.basename(folder)} is not a folder`);
 }
 
-/** A stream creating `file`, refused when anything (a link included) is already there. */
-export async function createExclusive(file: string): Promise<WriteStream> {
+/**
+ * A stream creating `file`, refused when anything (a link included) is already there, and, with `root`,
+ * when the file made is not inside it (a folder on the way swapped for a link by a process still running:
+ * the office workers): then the empty file is removed before a byte is written.
+ */
+export async function createExclusive(file: string, root?: string): Promise<WriteStream> {
   // Opened here so that the refusal is an error of this call, not of the stream later.
   const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EEXIST' || err.code === 'ELOOP') throw changed(`${path.basename(file)} was there before it was written`);
     throw err;
   });
+  if (root !== undefined) {
+    const made = await openedPath(handle, file);
+    if (!inside(await realpath(root), made)) {
+      await handle.close();
+      await rm(made, { force: true });
+      throw changed(`${path.basename(file)} would have been written outside its work folder`);
+    }
+  }
   return handle.createWriteStream();
 }
 

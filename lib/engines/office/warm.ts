@@ -9,8 +9,8 @@
  * tenth of a one-shot `soffice --convert-to`, whose start (2 s and more) dominates; see bench/office.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { constants, existsSync } from 'node:fs';
-import { copyFile, readdir } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -86,8 +86,9 @@ export function convertWarm(call: EngineCall, pool: OfficePool, job: OfficeJob, 
   return pool.run(call.signal, (worker) =>
     worker.inJobDir(async (dir) => {
       const copy = path.join(dir, path.basename(input.path));
-      // The worker outlives the job and has its folder: nothing there is followed (work-files.ts).
-      await copyFile(input.path, copy, constants.COPYFILE_EXCL);
+      // The worker outlives the job and has its folder: nothing there is followed, and what is read or
+      // written must really be inside the worker's own folder, which it cannot move (work-files.ts).
+      await pipeline(createReadStream(input.path), await createExclusive(copy, worker.dir));
       const written = path.join(dir, `${stem}.${job.extension}`);
       const ms = pool.settings.conversionMs;
       const said = await worker.convert({ input: copy, output: written, extension: job.extension, filter: job.filter, options: job.options, filterOptions: job.filterOptions, importFilter: job.importFilter }, ms, call.signal);
@@ -99,7 +100,7 @@ export function convertWarm(call: EngineCall, pool: OfficePool, job: OfficeJob, 
       const made = existsSync(written) ? written : (await readdir(dir)).map((f) => path.join(dir, f)).find((f) => f !== copy && f.toLowerCase().endsWith(`.${job.extension.toLowerCase()}`));
       if (!made) throw damaged();
       const out = path.join(outDir, `${stem}.${job.extension}`);
-      const { handle } = await openOutput(made, dir, path.basename(out));
+      const { handle } = await openOutput(made, worker.dir, path.basename(out));
       try {
         await pipeline(handle.createReadStream({ autoClose: false }), await createExclusive(out));
       } finally {

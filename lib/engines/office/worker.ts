@@ -9,12 +9,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Confinement } from '../core/confine.js';
 import { EngineFailure } from '../core/errors.js';
 import { runTool } from '../core/tool.js';
+import { ownFolder } from '../core/work-files.js';
 import { freshProfile } from './profile.js';
 import { UNO_DRIVER } from './uno-driver.js';
 
@@ -66,7 +67,6 @@ export class OfficeWorker {
   private stdin: ChildProcess['stdin'] = null;
   private waiting: ((answer: Answer) => void) | undefined;
   private readonly ended = new AbortController();
-  private jobs = 0;
   private dead: string | undefined;
   /** Settles when the worker's processes are gone (their output pipes closed). */
   private closed: Promise<void> = Promise.resolve();
@@ -157,10 +157,13 @@ export class OfficeWorker {
     return !this.dead;
   }
 
-  /** Runs `work` in a new empty folder inside the worker's, removed afterwards whatever happens. */
+  /**
+   * Runs `work` in a new empty folder inside the worker's, removed afterwards whatever happens. Its name
+   * is random: the worker, which outlives jobs and may be compromised, cannot prepare the next one.
+   */
   async inJobDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
-    const dir = path.join(this.dir, 'jobs', String(++this.jobs));
-    await mkdir(dir, { recursive: true });
+    await ownFolder(path.join(this.dir, 'jobs'));
+    const dir = await mkdtemp(path.join(this.dir, 'jobs', 'job-'));
     try {
       return await work(dir);
     } finally {

@@ -85,7 +85,7 @@ async function download(ctx: OperationContext, file: InputFile, dir: string, ind
   // An engine of an earlier group had this folder: nothing it left is followed or written over.
   await ownFolder(path.dirname(target));
   const body = await ctx.open(file);
-  await pipeline(progress ? countBytes(body, file.size, progress) : body, await createExclusive(target), { signal: ctx.signal });
+  await pipeline(progress ? countBytes(body, file.size, progress) : body, await createExclusive(target, dir), { signal: ctx.signal });
   const size = (await stat(target)).size;
   const format = declared ?? sniffFormat(await readHead(target)) ?? null;
   if (!declared && format === 'pdf') checkPdfBytes(file.filename, size, ctx.config);
