@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -107,7 +107,8 @@ describe('TASK_MAX_OUTPUT_BYTES on tasks (1 MiB here)', () => {
 });
 
 describe('the bound while a tool runs (runTool)', () => {
-  const node = findExecutable('node') ?? process.execPath;
+  // Its real location: a `node` on PATH may be a link from a folder the sandbox does not hold.
+  const node = realpathSync(findExecutable('node') ?? process.execPath);
   const config = parseEngineConfig({ ...process.env, TASK_MAX_OUTPUT_BYTES: String(8 * MiB) });
   let dir: string;
   beforeAll(() => {
